@@ -1,0 +1,201 @@
+// The syntax tree: the parser's output, annotated in place by the checker.
+//
+// Every node has the source range it was parsed from. Nodes live in the
+// Module's arenas, so they are plain structs linked by raw pointers and the tree
+// is freed at once, without recursion (deep trees cannot overflow the stack
+// when they are destroyed). Fields under "checker" are empty after parsing and
+// filled by check(); together with the tree they are the typed program that
+// lowering reads.
+#pragma once
+
+#include "irisc/token.h"
+#include "irisc/types.h"
+
+#include <llvm/Support/Allocator.h>
+#include <llvm/Support/SMLoc.h>
+#include <llvm/Support/SourceMgr.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace irisc {
+
+struct Expr;
+struct Stmt;
+struct Binding;
+struct Function;
+struct BuiltinInfo;
+
+// `type` in the grammar, as written.
+struct TypeSyntax {
+  enum class Kind : uint8_t { Scalar, Pointer, Tile };
+  Kind kind = Kind::Scalar;
+  llvm::SMRange range;
+  ScalarKind scalar = ScalarKind::I32;  // Scalar, Pointer (pointee)
+  bool sym = false;                     // Pointer
+  TypeSyntax* element = nullptr;        // Tile
+  Expr* size = nullptr;                 // Tile
+};
+
+enum class ExprKind : uint8_t {
+  IntLiteral, FloatLiteral, BoolLiteral, Name, Call, Unary, Binary, Cast, Translate, TypeValue,
+};
+
+struct CallArg {
+  std::string_view name;  // empty for a positional argument
+  llvm::SMRange name_range;
+  Expr* value = nullptr;
+};
+
+// A compile-time integer (or bool) value. `symbol` is its canonical text, in
+// which compile-time parameters stay symbolic; `value` is known when it does
+// not depend on a parameter without a default.
+struct ConstValue {
+  std::string symbol;
+  std::optional<int64_t> value;
+  bool symbolic = false;  // depends on a compile-time parameter
+};
+
+struct Expr {
+  ExprKind kind;
+  llvm::SMRange range;
+  TokenKind op = TokenKind::Eof;  // Unary, Binary
+  std::string_view name;          // Name, Call (callee)
+  llvm::SMRange name_range;       // Call
+  uint64_t int_value = 0;         // IntLiteral
+  double float_value = 0;         // FloatLiteral
+  bool bool_value = false;        // BoolLiteral
+  std::vector<Expr*> operands;    // Unary: 1, Binary: 2, Cast: 1, Translate: pointer, rank
+  std::vector<CallArg> args;      // Call
+  TypeSyntax* type_syntax = nullptr;  // Cast (target), TypeValue
+
+  // checker
+  Type type;
+  std::optional<ConstValue> constant;   // set when compile-time
+  const Binding* binding = nullptr;     // Name
+  const BuiltinInfo* builtin = nullptr; // Call of a built-in
+  const Function* callee = nullptr;     // Call of a device function
+  // Call: arguments in parameter order (nullptr where an optional one is
+  // omitted), and for enumeration parameters the chosen enumerator's index.
+  std::vector<Expr*> resolved_args;
+  std::vector<int> enum_args;
+  Type target_type;                     // Cast, TypeValue
+};
+
+enum class StmtKind : uint8_t {
+  Let, Var, Assign, ExprStmt, If, For, While, Break, Continue, Return, Block,
+};
+
+struct Stmt {
+  StmtKind kind;
+  llvm::SMRange range;
+  std::string_view name;            // Let, Var, For (loop variable)
+  llvm::SMRange name_range;
+  TypeSyntax* declared_type = nullptr;  // Let, Var
+  Expr* value = nullptr;            // Let, Var, Assign (right side), ExprStmt, Return, If/While (condition)
+  Expr* target = nullptr;           // Assign (left side)
+  TokenKind assign_op = TokenKind::Eq;  // Assign
+  Expr* low = nullptr;              // For
+  Expr* high = nullptr;             // For
+  Stmt* body = nullptr;             // If (then), For, While
+  Stmt* else_body = nullptr;        // If
+  std::vector<Stmt*> stmts;         // Block
+
+  // checker
+  const Binding* binding = nullptr;  // Let, Var, For
+};
+
+// Where a name comes from.
+struct Binding {
+  enum class Kind : uint8_t { Let, Var, LoopVar, Param, CtParam, Const, Function };
+  Kind kind;
+  std::string_view name;
+  llvm::SMRange range;  // the name at its definition
+  Type type;
+  std::optional<ConstValue> constant;  // Const, CtParam
+  const Function* function = nullptr;  // Function
+  int index = 0;                       // Param/CtParam position
+};
+
+struct Param {
+  std::string_view name;
+  llvm::SMRange range;
+  TypeSyntax* type = nullptr;
+  Expr* default_value = nullptr;  // compile-time parameters only
+  const Binding* binding = nullptr;  // checker
+};
+
+struct Function {
+  bool is_kernel = false;
+  std::string_view name;
+  llvm::SMRange name_range;
+  llvm::SMRange range;
+  std::vector<Param> ct_params;  // kernels only
+  std::vector<Param> params;
+  TypeSyntax* return_type = nullptr;  // device functions only; null: no value
+  Stmt* body = nullptr;
+  // checker
+  std::vector<Type> param_types;
+  Type result = Type::void_type();
+};
+
+struct ConstDecl {
+  std::string_view name;
+  llvm::SMRange range;
+  TypeSyntax* type = nullptr;
+  Expr* value = nullptr;
+  const Binding* binding = nullptr;  // checker
+};
+
+struct ImportDecl {
+  std::string path;  // decoded
+  llvm::SMRange range;
+};
+
+struct Item {
+  enum class Kind : uint8_t { Import, Const, Function };
+  Kind kind;
+  ImportDecl* import = nullptr;
+  ConstDecl* constant = nullptr;
+  Function* function = nullptr;
+};
+
+// A parsed file and the arenas that own its nodes.
+class Module {
+ public:
+  template <class T, class... Args>
+  T* make(Args&&... args) {
+    return new (allocator<T>().Allocate()) T{std::forward<Args>(args)...};
+  }
+
+  std::vector<Item> items;
+
+ private:
+  template <class T>
+  llvm::SpecificBumpPtrAllocator<T>& allocator();
+
+  llvm::SpecificBumpPtrAllocator<Expr> exprs_;
+  llvm::SpecificBumpPtrAllocator<Stmt> stmts_;
+  llvm::SpecificBumpPtrAllocator<TypeSyntax> types_;
+  llvm::SpecificBumpPtrAllocator<Binding> bindings_;
+  llvm::SpecificBumpPtrAllocator<Function> functions_;
+  llvm::SpecificBumpPtrAllocator<ConstDecl> consts_;
+  llvm::SpecificBumpPtrAllocator<ImportDecl> imports_;
+};
+
+template <> inline llvm::SpecificBumpPtrAllocator<Expr>& Module::allocator() { return exprs_; }
+template <> inline llvm::SpecificBumpPtrAllocator<Stmt>& Module::allocator() { return stmts_; }
+template <> inline llvm::SpecificBumpPtrAllocator<TypeSyntax>& Module::allocator() { return types_; }
+template <> inline llvm::SpecificBumpPtrAllocator<Binding>& Module::allocator() { return bindings_; }
+template <> inline llvm::SpecificBumpPtrAllocator<Function>& Module::allocator() { return functions_; }
+template <> inline llvm::SpecificBumpPtrAllocator<ConstDecl>& Module::allocator() { return consts_; }
+template <> inline llvm::SpecificBumpPtrAllocator<ImportDecl>& Module::allocator() { return imports_; }
+
+// Prints the tree (--emit=ast), with types and constants when `checked`.
+void print_module(const Module& module, const llvm::SourceMgr& sources, bool checked,
+                  llvm::raw_ostream& out);
+
+}  // namespace irisc

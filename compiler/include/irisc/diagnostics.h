@@ -1,0 +1,86 @@
+// Diagnostics: every message irisc prints about the user's program.
+//
+// Kinds are declared once in diagnostics.def. An error is emitted with a kind,
+// a source range and the format arguments; notes attach to the error before
+// them. Printing goes through llvm::SourceMgr, which gives the familiar
+// `file:line:col: error: message`, the source line and a caret under the range.
+// A consumer hook lets the verifier and the tests observe diagnostics instead.
+#pragma once
+
+#include <fmt/format.h>
+#include <llvm/Support/SMLoc.h>
+#include <llvm/Support/SourceMgr.h>
+
+#include <functional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace irisc {
+
+enum class DiagKind : uint16_t {
+#define ERROR(Name, Format) Name,
+#define NOTE(Name, Format) Name,
+#include "irisc/diagnostics.def"
+};
+
+enum class Severity : uint8_t { Error, Note };
+
+struct DiagKindInfo {
+  std::string_view name;
+  Severity severity;
+  std::string_view format;
+};
+const DiagKindInfo& diag_info(DiagKind kind);
+// Every kind, in declaration order (for coverage tests and --list-diagnostics).
+std::span<const DiagKind> all_diag_kinds();
+
+struct Diagnostic {
+  DiagKind kind;
+  Severity severity;
+  llvm::SMRange range;
+  std::string message;
+};
+
+// Thrown when the error limit is reached; the driver stops the run.
+struct ErrorLimitReached : std::runtime_error {
+  ErrorLimitReached() : std::runtime_error("error limit reached") {}
+};
+
+class Diagnostics {
+ public:
+  using Consumer = std::function<void(const Diagnostic&)>;
+
+  // error_limit 0 means no limit.
+  Diagnostics(llvm::SourceMgr& sources, llvm::raw_ostream& out, bool colors,
+              unsigned error_limit);
+  // Sends every diagnostic to `consumer` instead of printing it.
+  void set_consumer(Consumer consumer) { consumer_ = std::move(consumer); }
+
+  template <class... Args>
+  void error(DiagKind kind, llvm::SMRange range, const Args&... args) {
+    report(kind, range, format(kind, fmt::make_format_args(args...)));
+  }
+  template <class... Args>
+  void note(DiagKind kind, llvm::SMRange range, const Args&... args) {
+    report(kind, range, format(kind, fmt::make_format_args(args...)));
+  }
+
+  unsigned error_count() const { return error_count_; }
+  bool has_errors() const { return error_count_ > 0; }
+  llvm::SourceMgr& sources() { return sources_; }
+
+ private:
+  static std::string format(DiagKind kind, fmt::format_args args);
+  void report(DiagKind kind, llvm::SMRange range, std::string message);
+
+  llvm::SourceMgr& sources_;
+  llvm::raw_ostream& out_;
+  bool colors_;
+  unsigned error_limit_;
+  unsigned error_count_ = 0;
+  Consumer consumer_;
+};
+
+}  // namespace irisc

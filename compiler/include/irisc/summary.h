@@ -1,0 +1,11 @@
+// The default output of irisc until code emission lands: what the checked file
+// holds (kernels and their signatures, and the communication each performs).
+#pragma once
+
+#include "irisc/ast.h"
+
+namespace irisc {
+
+void print_summary(const Module& module, std::string_view file, llvm::raw_ostream& out);
+
+}  // namespace irisc

@@ -1,0 +1,77 @@
+// Types of the checked program.
+//
+// A value is a scalar or a 1-D tile. Its element is a scalar type or a pointer
+// to a scalar (`*T`, or `sym *T` for a pointer into the symmetric heap). A
+// tile's shape is a compile-time size; when that size depends on compile-time
+// parameters the shape keeps its canonical text (e.g. "BLOCK") so that shapes
+// compare symbolically, and its value under the parameters' defaults.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace irisc {
+
+enum class ScalarKind : uint8_t {
+#define SCALAR(Name, Spelling, Bits, IsInteger, IsSigned, IsFloat, CppType) Name,
+#include "irisc/scalars.def"
+};
+
+struct ScalarInfo {
+  std::string_view spelling;
+  unsigned bits;
+  bool is_integer;
+  bool is_signed;
+  bool is_float;
+  std::string_view cpp_type;
+};
+const ScalarInfo& scalar_info(ScalarKind kind);
+
+struct Shape {
+  std::string symbol;                 // canonical text: "1024", "BLOCK", "(BLOCK * 2)"
+  std::optional<int64_t> value;       // known value, or the value under defaults
+  bool operator==(const Shape& other) const { return symbol == other.symbol; }
+};
+
+struct Type {
+  enum class Kind : uint8_t { Error, Void, Scalar, Pointer };
+  Kind kind = Kind::Error;
+  ScalarKind scalar = ScalarKind::I32;  // the scalar, or the pointee of a pointer
+  bool sym = false;                     // pointer into the symmetric heap
+  bool literal = false;                 // an untyped literal whose type adapts
+  std::optional<Shape> shape;           // set for tiles
+
+  static Type error() { return {}; }
+  static Type void_type() { return {Kind::Void}; }
+  static Type scalar_of(ScalarKind s) { return {Kind::Scalar, s}; }
+  static Type pointer_to(ScalarKind s, bool sym) { return {Kind::Pointer, s, sym}; }
+
+  bool is_error() const { return kind == Kind::Error; }
+  bool is_void() const { return kind == Kind::Void; }
+  bool is_tile() const { return shape.has_value(); }
+  bool is_pointer() const { return kind == Kind::Pointer; }
+  bool is_scalar_kind() const { return kind == Kind::Scalar; }
+  bool is_bool() const { return kind == Kind::Scalar && scalar == ScalarKind::Bool; }
+  bool is_integer() const { return kind == Kind::Scalar && scalar_info(scalar).is_integer; }
+  bool is_float() const { return kind == Kind::Scalar && scalar_info(scalar).is_float; }
+  bool is_arithmetic() const { return is_integer() || is_float(); }
+
+  // The element type of a tile (the type itself for a scalar).
+  Type element() const {
+    Type t = *this;
+    t.shape.reset();
+    return t;
+  }
+  Type with_shape(std::optional<Shape> s) const {
+    Type t = *this;
+    t.shape = std::move(s);
+    return t;
+  }
+  // Same type ignoring literal-ness.
+  bool same(const Type& other) const;
+  std::string str() const;
+};
+
+}  // namespace irisc

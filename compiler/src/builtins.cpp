@@ -1,0 +1,89 @@
+// The built-in table, read from builtins.def's parameter strings once.
+#include "irisc/builtins.h"
+
+#include <array>
+#include <string>
+#include <unordered_map>
+
+namespace irisc {
+namespace {
+
+constexpr std::string_view kSems[] = {"relaxed", "acquire", "release", "acq_rel"};
+constexpr std::string_view kScopes[] = {"block", "gpu", "sys"};
+constexpr std::string_view kCmps[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+constexpr std::string_view kSignalOps[] = {"set", "add"};
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  return s;
+}
+
+ParamKind kind_named(std::string_view name) {
+  if (name == "type") return ParamKind::Type;
+  if (name == "sem") return ParamKind::Sem;
+  if (name == "scope") return ParamKind::Scope;
+  if (name == "cmp") return ParamKind::Cmp;
+  if (name == "signal_op") return ParamKind::SignalOp;
+  return ParamKind::Value;
+}
+
+// "ptr, mask?, sem:sem" -> parameters.
+std::vector<BuiltinParam> parse_params(std::string_view spec) {
+  std::vector<BuiltinParam> params;
+  while (!trim(spec).empty()) {
+    size_t comma = spec.find(',');
+    std::string_view item = trim(spec.substr(0, comma));
+    spec = comma == std::string_view::npos ? std::string_view() : spec.substr(comma + 1);
+    BuiltinParam p;
+    if (item.ends_with('?')) {
+      p.optional = true;
+      item.remove_suffix(1);
+    }
+    size_t colon = item.find(':');
+    p.name = item.substr(0, colon);
+    if (colon != std::string_view::npos) p.kind = kind_named(item.substr(colon + 1));
+    params.push_back(p);
+  }
+  return params;
+}
+
+const std::unordered_map<std::string_view, BuiltinInfo>& table() {
+  static const auto builtins = [] {
+    std::unordered_map<std::string_view, BuiltinInfo> map;
+#define BUILTIN(Name, Spelling, Params) \
+  map.emplace(Spelling, BuiltinInfo{BuiltinId::Name, Spelling, parse_params(Params)});
+#include "irisc/builtins.def"
+    return map;
+  }();
+  return builtins;
+}
+
+}  // namespace
+
+std::span<const std::string_view> enumerators(ParamKind kind) {
+  switch (kind) {
+    case ParamKind::Sem: return kSems;
+    case ParamKind::Scope: return kScopes;
+    case ParamKind::Cmp: return kCmps;
+    case ParamKind::SignalOp: return kSignalOps;
+    default: return {};
+  }
+}
+
+std::string_view enum_kind_name(ParamKind kind) {
+  switch (kind) {
+    case ParamKind::Sem: return "memory order";
+    case ParamKind::Scope: return "scope";
+    case ParamKind::Cmp: return "comparison";
+    case ParamKind::SignalOp: return "signal operation";
+    default: return "value";
+  }
+}
+
+const BuiltinInfo* find_builtin(std::string_view name) {
+  auto it = table().find(name);
+  return it == table().end() ? nullptr : &it->second;
+}
+
+}  // namespace irisc

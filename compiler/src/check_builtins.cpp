@@ -1,0 +1,305 @@
+// The checker's calls: binding arguments to parameters (positional, then
+// named), device-function calls, and the rules of each built-in: memory
+// accesses, masks, atomics and their memory orders.
+#include "checker_impl.h"
+
+namespace irisc {
+namespace {
+
+bool is_atomic_rmw(BuiltinId id) {
+  switch (id) {
+    case BuiltinId::AtomicAdd: case BuiltinId::AtomicSub: case BuiltinId::AtomicAnd:
+    case BuiltinId::AtomicOr: case BuiltinId::AtomicXor: case BuiltinId::AtomicMin:
+    case BuiltinId::AtomicMax: case BuiltinId::AtomicXchg: case BuiltinId::AtomicCas:
+      return true;
+    default: return false;
+  }
+}
+
+// Element types each atomic operation supports (32- and 64-bit only: what
+// both GPU vendors implement natively at system scope).
+bool atomic_supports(BuiltinId id, ScalarKind s) {
+  const ScalarInfo& info = scalar_info(s);
+  bool wide = info.bits == 32 || info.bits == 64;
+  switch (id) {
+    case BuiltinId::AtomicAdd:
+    case BuiltinId::AtomicSub:
+    case BuiltinId::AtomicXchg:
+    case BuiltinId::AtomicLoad:
+    case BuiltinId::AtomicStore: return wide && (info.is_integer || info.is_float);
+    default: return wide && info.is_integer;
+  }
+}
+
+size_t param_index(const BuiltinInfo& b, std::string_view name) {
+  for (size_t i = 0; i < b.params.size(); ++i)
+    if (b.params[i].name == name) return i;
+  return b.params.size();
+}
+
+}  // namespace
+
+std::string Checker::arg_name(const Expr* call, size_t index) const {
+  std::string_view param = call->builtin ? call->builtin->params[index].name
+                                         : call->callee->params[index].name;
+  return fmt::format("argument '{}' of '{}'", param, call->name);
+}
+
+Type Checker::check_call(Expr* e) {
+  if ((e->builtin = find_builtin(e->name))) {
+    if (!bind_arguments(e, e->name, e->builtin->params)) return Type::error();
+    return check_builtin(e);
+  }
+  const Binding* b = resolve_name(e->name, e->name_range);
+  if (b && b->kind != Binding::Kind::Function) {
+    diags_.error(DiagKind::NotCallable, e->name_range, e->name);
+    diags_.note(DiagKind::BoundHere, b->range, b->name);
+    b = nullptr;
+  } else if (b && b->function->is_kernel) {
+    diags_.error(DiagKind::KernelCalled, e->name_range, e->name);
+    b = nullptr;
+  }
+  if (!b) {
+    for (CallArg& arg : e->args) check_expr(arg.value);
+    return Type::error();
+  }
+  return check_device_call(e, *b->function);
+}
+
+Type Checker::check_device_call(Expr* call, const Function& fn) {
+  call->callee = &fn;
+  std::vector<BuiltinParam> params;
+  for (const Param& p : fn.params) params.push_back({p.name});
+  if (!bind_arguments(call, fn.name, params)) return Type::error();
+  for (size_t i = 0; i < fn.params.size(); ++i)
+    require_convertible(call->resolved_args[i]->type, fn.param_types[i], arg_name(call, i),
+                        call->resolved_args[i]->range);
+  return fn.result;
+}
+
+// Matches arguments to parameters, then checks each by its parameter's kind.
+bool Checker::bind_arguments(Expr* call, std::string_view callee,
+                             const std::vector<BuiltinParam>& params) {
+  call->resolved_args.assign(params.size(), nullptr);
+  call->enum_args.assign(params.size(), -1);
+  bool ok = true;
+  size_t next_positional = 0;
+  size_t required = 0;
+  for (const BuiltinParam& p : params) required += !p.optional;
+  for (CallArg& arg : call->args) {
+    size_t index = params.size();
+    if (!arg.name.empty()) {
+      for (size_t i = 0; i < params.size(); ++i)
+        if (params[i].name == arg.name) index = i;
+      if (index == params.size()) {
+        diags_.error(DiagKind::UnknownNamedArgument, arg.name_range, callee, arg.name);
+        ok = false;
+        continue;
+      }
+    } else {
+      index = next_positional++;
+      if (index >= params.size()) {
+        std::string count = required == params.size()
+                                ? std::to_string(required)
+                                : fmt::format("{} to {}", required, params.size());
+        diags_.error(DiagKind::WrongArgumentCount, arg.value->range, callee, count,
+                     call->args.size());
+        return false;
+      }
+    }
+    if (call->resolved_args[index]) {
+      diags_.error(DiagKind::DuplicateArgument, arg.value->range, params[index].name, callee);
+      ok = false;
+      continue;
+    }
+    call->resolved_args[index] = arg.value;
+  }
+  for (size_t i = 0; i < params.size(); ++i) {
+    Expr* arg = call->resolved_args[i];
+    const BuiltinParam& p = params[i];
+    if (!arg) {
+      if (!p.optional) {
+        diags_.error(DiagKind::MissingArgument, call->range, p.name, callee);
+        ok = false;
+      }
+      continue;
+    }
+    switch (p.kind) {
+      case ParamKind::Value:
+        ok &= !check_value(arg).is_error();
+        break;
+      case ParamKind::Type:
+        if (arg->kind != ExprKind::TypeValue) {
+          diags_.error(DiagKind::ExpectedTypeArgument, arg->range, p.name, callee);
+          ok = false;
+        } else {
+          arg->target_type = resolve_type(arg->type_syntax);
+          ok &= !arg->target_type.is_error();
+        }
+        break;
+      default: {
+        auto names = enumerators(p.kind);
+        std::string_view text(arg->range.Start.getPointer(),
+                              arg->range.End.getPointer() - arg->range.Start.getPointer());
+        for (size_t k = 0; k < names.size(); ++k)
+          if (arg->kind == ExprKind::Name && names[k] == arg->name) call->enum_args[i] = static_cast<int>(k);
+        if (call->enum_args[i] < 0) {
+          diags_.error(DiagKind::InvalidEnumArgument, arg->range, text, enum_kind_name(p.kind),
+                       fmt::format("{}", fmt::join(names, ", ")));
+          ok = false;
+        }
+      }
+    }
+  }
+  return ok;
+}
+
+Type Checker::check_builtin(Expr* call) {
+  const auto& a = call->resolved_args;
+  const Type i32 = Type::scalar_of(ScalarKind::I32);
+  switch (call->builtin->id) {
+    case BuiltinId::ProgramId:
+    case BuiltinId::NumPrograms: {
+      if (!a[0]->type.is_integer() || a[0]->type.is_tile()) {
+        diags_.error(DiagKind::CannotConvert, a[0]->range, a[0]->type.str(), "i32", "the program axis");
+        return Type::error();
+      }
+      auto axis = require_constant(a[0], "the program axis");
+      if (axis && axis->value && (*axis->value < 0 || *axis->value > 2))
+        diags_.error(DiagKind::AxisOutOfRange, a[0]->range, *axis->value);
+      return i32;
+    }
+    case BuiltinId::Rank:
+    case BuiltinId::WorldSize: return i32;
+    case BuiltinId::Arange: {
+      auto shape = tile_shape(a[0], "the size of 'arange'");
+      return shape ? i32.with_shape(shape) : Type::error();
+    }
+    case BuiltinId::Zeros:
+    case BuiltinId::Full: {
+      auto shape = tile_shape(a[0], fmt::format("the size of '{}'", call->name));
+      Type element = a[1]->kind == ExprKind::TypeValue ? a[1]->target_type : a[1]->type;
+      if (element.is_tile()) {
+        diags_.error(DiagKind::NeedsScalar, a[1]->range, arg_name(call, 1), element.str());
+        return Type::error();
+      }
+      if (element.is_pointer()) {
+        diags_.error(DiagKind::ParamTypeNotAllowed, a[1]->range, "tile element of",
+                     call->name, element.str());
+        return Type::error();
+      }
+      return shape ? materialize(element).with_shape(shape) : Type::error();
+    }
+    case BuiltinId::Where: {
+      const Type &c = a[0]->type, &x = a[1]->type, &y = a[2]->type;
+      if (!c.is_bool()) {
+        diags_.error(DiagKind::CannotConvert, a[0]->range, c.str(), "bool", "the condition of 'where'");
+        return Type::error();
+      }
+      std::optional<Shape> s1, s2;
+      if (!broadcast(c, x, s1, "'where'", call->range) || !broadcast(x, y, s2, "'where'", call->range) ||
+          !broadcast(c, y, s2, "'where'", call->range))
+        return Type::error();
+      auto common = x.is_pointer() && y.is_pointer() && x.element().same(y.element())
+                        ? std::optional<Type>(x.element())
+                        : unify(x, y);
+      if (!common) {
+        diags_.error(DiagKind::IncompatibleOperands, call->range, "where", x.str(), y.str());
+        return Type::error();
+      }
+      return common->with_shape(s1 ? s1 : s2);
+    }
+    case BuiltinId::Sum:
+    case BuiltinId::Max:
+    case BuiltinId::Min: {
+      const Type& t = a[0]->type;
+      if (!t.is_tile()) {
+        diags_.error(DiagKind::NeedsTile, a[0]->range, call->name, t.str());
+        return Type::error();
+      }
+      if (!t.is_arithmetic()) {
+        diags_.error(DiagKind::InvalidOperand, call->range, call->name, t.str());
+        return Type::error();
+      }
+      return materialize(t.element());
+    }
+    case BuiltinId::Fence:
+      if (call->enum_args[0] == static_cast<int>(MemoryOrder::Relaxed))
+        diags_.error(DiagKind::RelaxedFence, a[0]->range);
+      return Type::void_type();
+    case BuiltinId::Barrier: return Type::void_type();
+    default: return check_memory_op(call);
+  }
+}
+
+// load, store, the atomics, wait_until and signal.
+Type Checker::check_memory_op(Expr* call) {
+  const BuiltinInfo& b = *call->builtin;
+  const auto& a = call->resolved_args;
+  const Type& pointer = a[0]->type;
+  if (!pointer.is_pointer()) {
+    diags_.error(DiagKind::NeedsPointer, a[0]->range, call->name, pointer.str());
+    return Type::error();
+  }
+  bool ok = true;
+  if ((b.id == BuiltinId::WaitUntil || b.id == BuiltinId::Signal) && pointer.is_tile()) {
+    diags_.error(DiagKind::NeedsScalar, a[0]->range, arg_name(call, 0), pointer.str());
+    ok = false;
+  }
+  if (b.id != BuiltinId::Load && b.id != BuiltinId::Store &&
+      !atomic_supports(b.id, pointer.scalar)) {
+    diags_.error(DiagKind::AtomicElementType, a[0]->range, call->name,
+                 scalar_info(pointer.scalar).spelling);
+    ok = false;
+  }
+  Type access = Type::scalar_of(pointer.scalar).with_shape(pointer.shape);
+  for (size_t i = 1; i < b.params.size(); ++i) {
+    if (!a[i] || b.params[i].kind != ParamKind::Value) continue;
+    if (b.params[i].name == "mask")
+      ok &= check_mask(a[i], access);
+    else
+      ok &= require_convertible(a[i]->type, access, arg_name(call, i), a[i]->range);
+  }
+  ok &= check_order(call, param_index(b, "sem"),
+                    b.id == BuiltinId::AtomicLoad || b.id == BuiltinId::WaitUntil,
+                    b.id == BuiltinId::AtomicStore ||
+                        (b.id == BuiltinId::Signal &&
+                         call->enum_args[param_index(b, "op")] !=
+                             static_cast<int>(SignalOp::Add)));
+  if (!ok) return Type::error();
+  bool returns_value = b.id == BuiltinId::Load || b.id == BuiltinId::AtomicLoad || is_atomic_rmw(b.id);
+  return returns_value ? access : Type::void_type();
+}
+
+bool Checker::check_mask(Expr* mask, const Type& access) {
+  const Type& m = mask->type;
+  if (!m.is_bool()) {
+    diags_.error(DiagKind::MaskNotBool, mask->range, m.str());
+    return false;
+  }
+  if (m.is_tile() && (!access.is_tile() || *m.shape != *access.shape)) {
+    diags_.error(DiagKind::MaskShapeMismatch, mask->range, m.str(), access.str());
+    return false;
+  }
+  return true;
+}
+
+// A load can only acquire and a store can only release.
+bool Checker::check_order(Expr* call, size_t sem_index, bool is_load, bool is_store) {
+  if (sem_index >= call->enum_args.size() || call->enum_args[sem_index] < 0) return true;
+  auto order = static_cast<MemoryOrder>(call->enum_args[sem_index]);
+  std::string_view name = enumerators(ParamKind::Sem)[call->enum_args[sem_index]];
+  std::string what = fmt::format("'{}'", call->name);
+  llvm::SMRange range = call->resolved_args[sem_index]->range;
+  if (is_load && (order == MemoryOrder::Release || order == MemoryOrder::AcqRel)) {
+    diags_.error(DiagKind::OrderNotForLoad, range, name, what);
+    return false;
+  }
+  if (is_store && (order == MemoryOrder::Acquire || order == MemoryOrder::AcqRel)) {
+    diags_.error(DiagKind::OrderNotForStore, range, name, what);
+    return false;
+  }
+  return true;
+}
+
+}  // namespace irisc

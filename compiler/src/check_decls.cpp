@@ -1,0 +1,337 @@
+// The checker's items and statements: scopes, bindings and control flow.
+#include "checker_impl.h"
+
+namespace irisc {
+namespace {
+
+std::string_view binding_description(Binding::Kind kind) {
+  switch (kind) {
+    case Binding::Kind::Let: return "bound with 'let'";
+    case Binding::Kind::Var: return "a 'var'";
+    case Binding::Kind::LoopVar: return "a loop variable";
+    case Binding::Kind::Param: return "a parameter";
+    case Binding::Kind::CtParam: return "a compile-time parameter";
+    case Binding::Kind::Const: return "a constant";
+    case Binding::Kind::Function: return "a function";
+  }
+  return "";
+}
+
+TokenKind compound_to_binary(TokenKind op) {
+  switch (op) {
+    case TokenKind::PlusEq: return TokenKind::Plus;
+    case TokenKind::MinusEq: return TokenKind::Minus;
+    case TokenKind::StarEq: return TokenKind::Star;
+    case TokenKind::SlashEq: return TokenKind::Slash;
+    case TokenKind::PercentEq: return TokenKind::Percent;
+    case TokenKind::AmpEq: return TokenKind::Amp;
+    case TokenKind::PipeEq: return TokenKind::Pipe;
+    case TokenKind::CaretEq: return TokenKind::Caret;
+    case TokenKind::ShlEq: return TokenKind::Shl;
+    case TokenKind::ShrEq: return TokenKind::Shr;
+    default: return op;
+  }
+}
+
+}  // namespace
+
+void check(Module& module, Diagnostics& diags) { Checker(module, diags).run(); }
+
+// Constants first, in order (a constant may use earlier ones); then every
+// function, which may call device functions defined anywhere in the file.
+void Checker::run() {
+  push_scope();
+  for (const Item& item : module_.items)
+    if (item.kind == Item::Kind::Const)
+      later_bindings_.emplace(item.constant->name,
+                              LaterBinding{item.constant->range, item.constant->range.End.getPointer()});
+  declare_functions();
+  for (Item& item : module_.items)
+    if (item.kind == Item::Kind::Const) check_const(*item.constant);
+  // Device functions' signatures before any body, so calls can be checked
+  // wherever the callee is defined; a kernel's may use its compile-time
+  // parameters, so it is typed with its body.
+  for (Item& item : module_.items)
+    if (item.kind == Item::Kind::Function && !item.function->is_kernel)
+      resolve_signature(*item.function);
+  for (Item& item : module_.items)
+    if (item.kind == Item::Kind::Function) check_function(*item.function);
+  pop_scope();
+}
+
+void Checker::declare_functions() {
+  for (Item& item : module_.items) {
+    if (item.kind != Item::Kind::Function) continue;
+    Function& fn = *item.function;
+    if (find_builtin(fn.name)) {
+      diags_.error(DiagKind::Redefinition, fn.name_range, fn.name);
+      continue;
+    }
+    Binding* b = bind(Binding::Kind::Function, fn.name, fn.name_range, Type::void_type());
+    b->function = &fn;
+  }
+}
+
+// const_decl: the value must be a compile-time integer or bool.
+void Checker::check_const(ConstDecl& decl) {
+  function_ = nullptr;
+  Type t = check_value(decl.value);
+  auto constant = require_constant(decl.value, fmt::format("the value of constant '{}'", decl.name));
+  if (decl.type) {
+    Type declared = resolve_type(decl.type);
+    require_convertible(t, declared, fmt::format("the constant '{}'", decl.name), decl.value->range);
+    t = declared;
+  }
+  t = materialize(t);
+  if (!t.is_error() && !t.is_integer() && !t.is_bool()) {
+    diags_.error(DiagKind::ParamTypeNotAllowed, decl.range, "constant", decl.name, t.str());
+    t = Type::error();
+  }
+  Binding* b = bind(Binding::Kind::Const, decl.name, decl.range, t);
+  b->constant = constant;
+  decl.binding = b;
+  later_bindings_.erase(decl.name);
+}
+
+void Checker::check_function(Function& fn) {
+  function_ = &fn;
+  push_scope();
+  int index = 0;
+  for (Param& p : fn.ct_params) {
+    Type t = resolve_type(p.type);
+    if (!t.is_error() && !t.is_integer() && !t.is_bool()) {
+      diags_.error(DiagKind::ParamTypeNotAllowed, p.range, "compile-time parameter", p.name,
+                   t.str());
+      t = Type::error();
+    }
+    ConstValue value{std::string(p.name), std::nullopt, true};
+    if (p.default_value) {
+      require_convertible(check_value(p.default_value), t,
+                          fmt::format("the default of '{}'", p.name), p.default_value->range);
+      if (auto d = require_constant(p.default_value, fmt::format("the default of '{}'", p.name)))
+        value.value = d->value;
+    }
+    Binding* b = bind(Binding::Kind::CtParam, p.name, p.range, t);
+    b->constant = value;
+    b->index = index++;
+    p.binding = b;
+  }
+  if (fn.is_kernel) resolve_signature(fn);
+  for (size_t i = 0; i < fn.params.size(); ++i) {
+    Param& p = fn.params[i];
+    Binding* b = bind(Binding::Kind::Param, p.name, p.range, fn.param_types[i]);
+    b->index = static_cast<int>(i);
+    p.binding = b;
+  }
+
+  later_bindings_.clear();
+  collect_later_bindings(fn.body);
+  loop_depth_ = 0;
+  check_block(fn.body);
+  if (!fn.is_kernel && fn.return_type && !always_returns(fn.body))
+    diags_.error(DiagKind::MissingReturn, fn.name_range, fn.name);
+  pop_scope();
+  function_ = nullptr;
+}
+
+void Checker::resolve_signature(Function& fn) {
+  for (Param& p : fn.params) {
+    Type t = resolve_type(p.type);
+    if (fn.is_kernel && t.is_tile()) {
+      diags_.error(DiagKind::ParamTypeNotAllowed, p.range, "kernel parameter", p.name, t.str());
+      t = Type::error();
+    }
+    fn.param_types.push_back(t);
+  }
+  fn.result = fn.return_type ? resolve_type(fn.return_type) : Type::void_type();
+}
+
+void Checker::collect_later_bindings(const Stmt* s) {
+  if (!s) return;
+  switch (s->kind) {
+    case StmtKind::Let:
+    case StmtKind::Var:
+      later_bindings_.emplace(s->name, LaterBinding{s->name_range, s->range.End.getPointer()});
+      break;
+    case StmtKind::For:
+      later_bindings_.emplace(s->name,
+                              LaterBinding{s->name_range, s->body->range.Start.getPointer()});
+      break;
+    default: break;
+  }
+  collect_later_bindings(s->body);
+  collect_later_bindings(s->else_body);
+  for (const Stmt* child : s->stmts) collect_later_bindings(child);
+}
+
+// A device function with a result must end in a return on every path.
+bool Checker::always_returns(const Stmt* s) {
+  switch (s->kind) {
+    case StmtKind::Return: return true;
+    case StmtKind::Block:
+      for (const Stmt* child : s->stmts)
+        if (always_returns(child)) return true;
+      return false;
+    case StmtKind::If: return s->else_body && always_returns(s->body) && always_returns(s->else_body);
+    default: return false;
+  }
+}
+
+Binding* Checker::bind(Binding::Kind kind, std::string_view name, llvm::SMRange range, Type type) {
+  auto& scope = scopes_.back();
+  if (auto it = scope.find(name); it != scope.end()) {
+    diags_.error(DiagKind::Redefinition, range, name);
+    diags_.note(DiagKind::PreviousDefinition, it->second->range, name);
+  }
+  Binding* b = module_.make<Binding>();
+  b->kind = kind;
+  b->name = name;
+  b->range = range;
+  b->type = std::move(type);
+  scope[name] = b;
+  return b;
+}
+
+const Binding* Checker::lookup(std::string_view name) const {
+  for (auto scope = scopes_.rbegin(); scope != scopes_.rend(); ++scope)
+    if (auto it = scope->find(name); it != scope->end()) return it->second;
+  return nullptr;
+}
+
+const Binding* Checker::resolve_name(std::string_view name, llvm::SMRange use) {
+  if (const Binding* b = lookup(name)) return b;
+  auto [first, last] = later_bindings_.equal_range(name);
+  for (auto it = first; it != last; ++it) {
+    if (use.Start.getPointer() < it->second.visible_from) {
+      diags_.error(DiagKind::UsedBeforeBound, use, name);
+      diags_.note(DiagKind::BoundHere, it->second.name, name);
+      return nullptr;
+    }
+  }
+  diags_.error(DiagKind::UndeclaredName, use, name);
+  return nullptr;
+}
+
+void Checker::check_block(Stmt* block) {
+  push_scope();
+  for (Stmt* s : block->stmts) check_stmt(s);
+  pop_scope();
+}
+
+void Checker::check_stmt(Stmt* s) {
+  switch (s->kind) {
+    case StmtKind::Let:
+    case StmtKind::Var: check_binding(s); break;
+    case StmtKind::Assign: check_assign(s); break;
+    case StmtKind::ExprStmt: check_expr(s->value); break;
+    case StmtKind::If:
+      check_condition(s->value);
+      check_block(s->body);
+      if (s->else_body) check_stmt(s->else_body);
+      break;
+    case StmtKind::For: check_for(s); break;
+    case StmtKind::While:
+      check_condition(s->value);
+      ++loop_depth_;
+      check_block(s->body);
+      --loop_depth_;
+      break;
+    case StmtKind::Break:
+    case StmtKind::Continue:
+      if (loop_depth_ == 0)
+        diags_.error(DiagKind::JumpOutsideLoop, s->range,
+                     s->kind == StmtKind::Break ? "break" : "continue");
+      break;
+    case StmtKind::Return: check_return(s); break;
+    case StmtKind::Block: check_block(s); break;
+  }
+}
+
+// let_stmt / var_stmt
+void Checker::check_binding(Stmt* s) {
+  Type t = check_value(s->value);
+  if (s->declared_type) {
+    Type declared = resolve_type(s->declared_type);
+    require_convertible(t, declared, fmt::format("the binding of '{}'", s->name), s->value->range);
+    t = declared;
+  }
+  t = materialize(t);
+  bool is_let = s->kind == StmtKind::Let;
+  Binding* b = bind(is_let ? Binding::Kind::Let : Binding::Kind::Var, s->name, s->name_range, t);
+  if (is_let && (t.is_integer() || t.is_bool()) && !t.is_tile()) b->constant = s->value->constant;
+  s->binding = b;
+}
+
+void Checker::check_assign(Stmt* s) {
+  Expr* target = s->target;
+  Type value = check_value(s->value);
+  if (target->kind != ExprKind::Name) {
+    diags_.error(DiagKind::AssignToNonName, target->range);
+    return;
+  }
+  const Binding* b = resolve_name(target->name, target->range);
+  if (!b) return;
+  target->binding = b;
+  target->type = b->type;
+  if (b->kind != Binding::Kind::Var) {
+    diags_.error(DiagKind::AssignToImmutable, target->range, target->name,
+                 binding_description(b->kind));
+    diags_.note(DiagKind::BoundHere, b->range, b->name);
+    return;
+  }
+  if (s->assign_op != TokenKind::Eq)
+    value = binary_result(compound_to_binary(s->assign_op), b->type, value, s->range);
+  require_convertible(value, b->type, fmt::format("the assignment to '{}'", b->name),
+                      s->value->range);
+}
+
+// for_stmt: the loop variable takes the bounds' common integer type.
+void Checker::check_for(Stmt* s) {
+  Type low = check_value(s->low);
+  Type high = check_value(s->high);
+  Type t = Type::error();
+  bool ok = true;
+  for (auto [bound, type] : {std::pair{s->low, low}, std::pair{s->high, high}}) {
+    if (!type.is_error() && (!type.is_integer() || type.is_tile())) {
+      diags_.error(DiagKind::LoopBoundNotInteger, bound->range, type.str());
+      ok = false;
+    }
+  }
+  if (ok && !low.is_error() && !high.is_error()) {
+    if (auto common = unify(low, high))
+      t = materialize(*common);
+    else
+      diags_.error(DiagKind::IncompatibleOperands, s->range, "..", low.str(), high.str());
+  }
+  push_scope();
+  s->binding = bind(Binding::Kind::LoopVar, s->name, s->name_range, t);
+  ++loop_depth_;
+  check_block(s->body);
+  --loop_depth_;
+  pop_scope();
+}
+
+void Checker::check_return(Stmt* s) {
+  const Function& fn = *function_;
+  if (fn.is_kernel || fn.result.is_void()) {
+    if (s->value) {
+      check_expr(s->value);
+      diags_.error(DiagKind::ReturnValueNotAllowed, s->value->range, fn.name,
+                   fn.is_kernel ? "a kernel" : "declared without a result type");
+    }
+    return;
+  }
+  if (!s->value) {
+    diags_.error(DiagKind::ReturnWithoutValue, s->range, fn.name, fn.result.str());
+    return;
+  }
+  require_convertible(check_value(s->value), fn.result, "the return value", s->value->range);
+}
+
+void Checker::check_condition(Expr* cond) {
+  Type t = check_value(cond);
+  if (!t.is_error() && (!t.is_bool() || t.is_tile()))
+    diags_.error(DiagKind::ConditionNotBool, cond->range, t.str());
+}
+
+}  // namespace irisc

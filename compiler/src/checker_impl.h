@@ -1,0 +1,94 @@
+// The checker's state, shared by its three source files:
+//   check_decls.cpp     items, statements, scopes and name lookup
+//   check_expr.cpp      expressions, conversions and compile-time folding
+//   check_builtins.cpp  calls: argument binding and the built-ins' rules
+#pragma once
+
+#include "irisc/builtins.h"
+#include "irisc/checker.h"
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace irisc {
+
+class Checker {
+ public:
+  Checker(Module& module, Diagnostics& diags) : module_(module), diags_(diags) {}
+  void run();
+
+ private:
+  // ---- check_decls.cpp
+  void declare_functions();
+  void resolve_signature(Function& fn);
+  void check_const(ConstDecl& decl);
+  void check_function(Function& fn);
+  void check_stmt(Stmt* stmt);
+  void check_block(Stmt* block);
+  void check_binding(Stmt* stmt);
+  void check_assign(Stmt* stmt);
+  void check_for(Stmt* stmt);
+  void check_return(Stmt* stmt);
+  void check_condition(Expr* cond);
+  static bool always_returns(const Stmt* stmt);
+
+  Binding* bind(Binding::Kind kind, std::string_view name, llvm::SMRange range, Type type);
+  const Binding* lookup(std::string_view name) const;
+  const Binding* resolve_name(std::string_view name, llvm::SMRange use);
+  void collect_later_bindings(const Stmt* stmt);
+  void push_scope() { scopes_.emplace_back(); }
+  void pop_scope() { scopes_.pop_back(); }
+
+  // ---- check_expr.cpp
+  Type check_expr(Expr* e);
+  Type check_value(Expr* e);  // check_expr, rejecting void results
+  Type check_name(Expr* e);
+  Type check_unary(Expr* e);
+  Type check_binary(Expr* e);
+  Type check_cast(Expr* e);
+  Type check_translate(Expr* e);
+  Type resolve_type(const TypeSyntax* ts);
+  // The result of `lhs op rhs`, or an error type (after a diagnostic at range).
+  Type binary_result(TokenKind op, const Type& lhs, const Type& rhs, llvm::SMRange range);
+  // The shape of an elementwise result: false (after a diagnostic) when both
+  // are tiles of different shapes.
+  bool broadcast(const Type& a, const Type& b, std::optional<Shape>& shape, std::string_view what,
+                 llvm::SMRange range);
+  std::optional<Type> unify(const Type& a, const Type& b);
+  static bool convertible(const Type& from, const Type& to);
+  bool require_convertible(const Type& from, const Type& to, std::string_view context,
+                           llvm::SMRange range);
+  static Type materialize(Type t);
+  void fold_binary(Expr* e);
+  void fold_unary(Expr* e);
+  std::optional<ConstValue> require_constant(Expr* e, std::string_view what);
+  std::optional<Shape> tile_shape(Expr* size, std::string_view what);
+  void note_pointer_origin(const Expr* pointer);
+
+  // ---- check_builtins.cpp
+  Type check_call(Expr* e);
+  bool bind_arguments(Expr* call, std::string_view callee,
+                      const std::vector<BuiltinParam>& params);
+  Type check_builtin(Expr* call);
+  Type check_device_call(Expr* call, const Function& fn);
+  Type check_memory_op(Expr* call);
+  bool check_mask(Expr* mask, const Type& access);
+  bool check_order(Expr* call, size_t sem_index, bool is_load, bool is_store);
+  std::string arg_name(const Expr* call, size_t index) const;
+
+  Module& module_;
+  Diagnostics& diags_;
+  std::vector<std::unordered_map<std::string_view, const Binding*>> scopes_;
+  // Every name the function being checked binds, with the point where it
+  // becomes visible, to tell "used before it is bound" from "undeclared".
+  struct LaterBinding {
+    llvm::SMRange name;
+    const char* visible_from;
+  };
+  std::unordered_multimap<std::string_view, LaterBinding> later_bindings_;
+  const Function* function_ = nullptr;
+  int loop_depth_ = 0;
+};
+
+}  // namespace irisc

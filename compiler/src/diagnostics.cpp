@@ -1,0 +1,62 @@
+// Formatting and printing of diagnostics; see diagnostics.h.
+#include "irisc/diagnostics.h"
+
+#include <llvm/Support/WithColor.h>
+
+#include <array>
+
+namespace irisc {
+namespace {
+
+constexpr DiagKindInfo kInfos[] = {
+#define ERROR(Name, Format) {#Name, Severity::Error, Format},
+#define NOTE(Name, Format) {#Name, Severity::Note, Format},
+#include "irisc/diagnostics.def"
+};
+
+constexpr auto kAllKinds = [] {
+  std::array<DiagKind, std::size(kInfos)> kinds{};
+  for (size_t i = 0; i < kinds.size(); ++i) kinds[i] = static_cast<DiagKind>(i);
+  return kinds;
+}();
+
+}  // namespace
+
+const DiagKindInfo& diag_info(DiagKind kind) { return kInfos[static_cast<size_t>(kind)]; }
+
+std::span<const DiagKind> all_diag_kinds() { return kAllKinds; }
+
+Diagnostics::Diagnostics(llvm::SourceMgr& sources, llvm::raw_ostream& out, bool colors,
+                         unsigned error_limit)
+    : sources_(sources), out_(out), colors_(colors), error_limit_(error_limit) {}
+
+std::string Diagnostics::format(DiagKind kind, fmt::format_args args) {
+  return fmt::vformat(diag_info(kind).format, args);
+}
+
+void Diagnostics::report(DiagKind kind, llvm::SMRange range, std::string message) {
+  Severity severity = diag_info(kind).severity;
+  if (severity == Severity::Error) {
+    if (error_limit_ != 0 && error_count_ >= error_limit_) {
+      llvm::WithColor::error(out_, "irisc", !colors_)
+          << fmt::format("too many errors emitted, stopping now [--error-limit={}]\n",
+                         error_limit_);
+      throw ErrorLimitReached();
+    }
+    ++error_count_;
+  }
+
+  if (consumer_) {
+    consumer_(Diagnostic{kind, severity, range, std::move(message)});
+    return;
+  }
+  auto sm_kind = severity == Severity::Error ? llvm::SourceMgr::DK_Error : llvm::SourceMgr::DK_Note;
+  // A caret at the start, tildes under the rest of the range.
+  llvm::SmallVector<llvm::SMRange, 1> ranges;
+  if (range.Start.isValid() && range.End.isValid() &&
+      range.End.getPointer() > range.Start.getPointer() + 1)
+    ranges.push_back(range);
+  sources_.PrintMessage(out_, range.Start, sm_kind, message, ranges, {}, colors_);
+}
+
+}  // namespace irisc

@@ -1,0 +1,126 @@
+// irisc: the command-line driver.
+//
+// Exit status: 0 success, 1 errors in the user's program (or files that
+// cannot be read or written), 2 usage errors, 3 an internal compiler error.
+// Command-line parsing, file reading and crash reporting come from LLVM's
+// Support library.
+#include "irisc/frontend.h"
+#include "irisc/summary.h"
+#include "irisc/verify.h"
+
+#include <llvm/Support/CommandLine.h>
+#include <llvm/Support/ErrorHandling.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/PrettyStackTrace.h>
+#include <llvm/Support/Signals.h>
+#include <llvm/Support/WithColor.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <cstdlib>
+
+namespace cl = llvm::cl;
+using namespace irisc;
+
+namespace {
+
+enum class Emit { Summary, Tokens, Ast, Checked };
+
+constexpr int kExitUserError = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitInternal = 3;
+
+cl::OptionCategory category("irisc options");
+
+cl::opt<std::string> input(cl::Positional, cl::desc("<input.iris | ->"), cl::init("-"),
+                           cl::cat(category));
+cl::opt<std::string> output("o", cl::desc("Write the output to <file> (default: standard output)"),
+                            cl::value_desc("file"), cl::init("-"), cl::cat(category));
+cl::list<std::string> include_dirs("I", cl::desc("Add <dir> to the search path of imports"),
+                                   cl::value_desc("dir"), cl::Prefix, cl::cat(category));
+cl::opt<Emit> emit(
+    "emit", cl::desc("What to produce"), cl::init(Emit::Summary),
+    cl::values(clEnumValN(Emit::Summary, "summary", "check the file and summarise its kernels (default)"),
+               clEnumValN(Emit::Tokens, "tokens", "the lexer's tokens"),
+               clEnumValN(Emit::Ast, "ast", "the syntax tree"),
+               clEnumValN(Emit::Checked, "checked", "the typed tree after checking")),
+    cl::cat(category));
+cl::opt<bool> verify("verify",
+                     cl::desc("Check diagnostics against expected-error/expected-note comments"),
+                     cl::cat(category));
+cl::opt<unsigned> error_limit("error-limit",
+                              cl::desc("Stop after <n> errors; 0 for no limit (default 20)"),
+                              cl::value_desc("n"), cl::init(20), cl::cat(category));
+
+void print_version(llvm::raw_ostream& out) {
+  out << "irisc (Iris for C++) " IRIS_VERSION "\n";
+}
+
+int fail(const llvm::Twine& message, int status) {
+  llvm::WithColor::error(llvm::errs(), "irisc") << message << "\n";
+  return status;
+}
+
+void print_tokens(const FrontendResult& result, const llvm::SourceMgr& sources,
+                  llvm::raw_ostream& out) {
+  for (const Token& t : result.tokens) {
+    auto [line, col] = sources.getLineAndColumn(t.loc());
+    out << fmt::format("{}:{} {} '{}'\n", line, col, token_kind_name(t.kind), t.text);
+  }
+}
+
+int run() {
+  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(input, /*IsText=*/true);
+  if (!buffer) return fail("cannot open '" + input + "': " + buffer.getError().message(), kExitUserError);
+
+  llvm::SourceMgr sources;
+  sources.setIncludeDirs(include_dirs);
+  unsigned id = sources.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
+  // LLVM's own --color option decides; by default, colour on a terminal only.
+  bool colors = llvm::WithColor(llvm::errs()).colorsEnabled();
+  Diagnostics diags(sources, llvm::errs(), colors, verify ? 0 : error_limit.getValue());
+
+  std::vector<Diagnostic> seen;
+  if (verify) diags.set_consumer([&](const Diagnostic& d) { seen.push_back(d); });
+  Stage last = emit == Emit::Tokens ? Stage::Tokens : emit == Emit::Ast ? Stage::Ast : Stage::Checked;
+  FrontendResult result = run_frontend(sources, id, diags, last);
+  if (verify) return verify_diagnostics(sources, id, seen, llvm::errs()) ? 0 : kExitUserError;
+  if (!result.ok) return kExitUserError;
+
+  std::error_code ec;
+  llvm::raw_fd_ostream out(output, ec, llvm::sys::fs::OF_Text);
+  if (ec) return fail("cannot write '" + output + "': " + ec.message(), kExitUserError);
+  switch (emit) {
+    case Emit::Tokens: print_tokens(result, sources, out); break;
+    case Emit::Ast: print_module(*result.module, sources, false, out); break;
+    case Emit::Checked: print_module(*result.module, sources, true, out); break;
+    case Emit::Summary: print_summary(*result.module, input == "-" ? "<stdin>" : input.getValue(), out); break;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  llvm::sys::PrintStackTraceOnErrorSignal(argv[0]);
+  llvm::setBugReportMsg(
+      "irisc: internal compiler error: this is a bug in irisc, not in your program; "
+      "please report it with the input file and the stack dump below.\n");
+  cl::HideUnrelatedOptions(category);
+  // Show LLVM's --color (colour diagnostics: --color or --color=false) with ours.
+  if (cl::Option* color = cl::getRegisteredOptions().lookup("color")) {
+    color->addCategory(category);
+    color->setHiddenFlag(cl::NotHidden);
+  }
+  cl::SetVersionPrinter(print_version);
+  if (!cl::ParseCommandLineOptions(argc, argv, "irisc: the Iris tile-language compiler\n",
+                                   &llvm::errs()))
+    return kExitUsage;
+  try {
+    return run();
+  } catch (const std::exception& e) {
+    llvm::errs() << "irisc: internal compiler error: " << e.what()
+                 << "\nthis is a bug in irisc, not in your program; please report it with the input file.\n";
+    return kExitInternal;
+  }
+}

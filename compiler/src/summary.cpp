@@ -1,0 +1,82 @@
+// The summary printed by `irisc FILE`; see summary.h.
+#include "irisc/summary.h"
+
+#include "irisc/builtins.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+namespace irisc {
+namespace {
+
+// Counts what a function body does: remote translations, loads, stores,
+// atomics and synchronisation.
+struct Counts {
+  int translations = 0, loads = 0, stores = 0, atomics = 0, syncs = 0;
+
+  void stmt(const Stmt* s) {
+    if (!s) return;
+    for (const Expr* e : {s->value, s->target, s->low, s->high}) expr(e);
+    stmt(s->body);
+    stmt(s->else_body);
+    for (const Stmt* child : s->stmts) stmt(child);
+  }
+  void expr(const Expr* e) {
+    if (!e) return;
+    if (e->kind == ExprKind::Translate) ++translations;
+    if (e->builtin) {
+      std::string_view name = e->builtin->name;
+      if (name == "load") ++loads;
+      else if (name == "store") ++stores;
+      else if (name.starts_with("atomic_")) ++atomics;
+      else if (name == "wait_until" || name == "signal" || name == "fence" || name == "barrier")
+        ++syncs;
+    }
+    for (const Expr* op : e->operands) expr(op);
+    for (const CallArg& arg : e->args) expr(arg.value);
+  }
+};
+
+std::string param_list(const std::vector<Param>& params, const std::vector<Type>& types) {
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < params.size(); ++i) parts.push_back(fmt::format("{}: {}", params[i].name, types[i].str()));
+  return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+}  // namespace
+
+void print_summary(const Module& module, std::string_view file, llvm::raw_ostream& out) {
+  std::map<Item::Kind, int> count;
+  for (const Item& item : module.items) ++count[item.kind];
+  int kernels = 0;
+  for (const Item& item : module.items)
+    kernels += item.kind == Item::Kind::Function && item.function->is_kernel;
+  out << fmt::format("{}: ok: {} kernel(s), {} device function(s), {} constant(s), {} import(s)\n",
+                     file, kernels, count[Item::Kind::Function] - kernels, count[Item::Kind::Const],
+                     count[Item::Kind::Import]);
+  for (const Item& item : module.items) {
+    if (item.kind != Item::Kind::Function) continue;
+    const Function& fn = *item.function;
+    std::string ct;
+    if (!fn.ct_params.empty()) {
+      std::vector<std::string> parts;
+      for (const Param& p : fn.ct_params) {
+        std::string part = fmt::format("{}: {}", p.name, p.binding->type.str());
+        if (p.binding->constant->value) part += fmt::format(" = {}", *p.binding->constant->value);
+        parts.push_back(part);
+      }
+      ct = fmt::format("<{}>", fmt::join(parts, ", "));
+    }
+    Counts c;
+    c.stmt(fn.body);
+    out << fmt::format("  {} {}{}({}){}\n", fn.is_kernel ? "kernel" : "device", fn.name, ct,
+                       param_list(fn.params, fn.param_types),
+                       fn.result.is_void() ? "" : " -> " + fn.result.str());
+    out << fmt::format("    remote translations (@): {}, loads: {}, stores: {}, atomics: {}, "
+                       "synchronisation: {}\n",
+                       c.translations, c.loads, c.stores, c.atomics, c.syncs);
+  }
+}
+
+}  // namespace irisc

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs, with apt-get, every Debian 12 package the project needs that is
+# not installed yet. Safe to run again: it does nothing when all are present.
+set -euo pipefail
+
+packages=(
+  cmake ninja-build g++ git python3
+  # LLVM 19: Support (SourceMgr, command line) for irisc; Clang LibTooling for
+  # imports; clang-19 with libFuzzer and sanitizers for the fuzz target; lld for AMD.
+  llvm-19-dev libclang-19-dev clang-19 lld-19 libclang-rt-19-dev
+  # What LLVM 19's CMake package links against.
+  libzstd-dev zlib1g-dev libz3-dev libxml2-dev libffi-dev
+  libfmt-dev doctest-dev
+  # HIP headers (AMD and the NVIDIA platform) and OpenMPI for the runtime.
+  libamdhip64-dev openmpi-bin libopenmpi-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
