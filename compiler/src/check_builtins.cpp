@@ -68,6 +68,14 @@ Type Checker::check_call(Expr* e) {
 
 Type Checker::check_device_call(Expr* call, const Function& fn) {
   call->callee = &fn;
+  // Outside a body (a constant's value, a device signature's tile size) the
+  // value must be compile-time, which a call is not; and the callee's
+  // signature may not be resolved yet.
+  if (!function_) {
+    for (CallArg& arg : call->args) check_expr(arg.value);
+    diags_.error(DiagKind::NotCompileTime, call->range, fmt::format("the result of '{}'", fn.name));
+    return Type::error();
+  }
   std::vector<BuiltinParam> params;
   for (const Param& p : fn.params) params.push_back({p.name});
   if (!bind_arguments(call, fn.name, params)) return Type::error();

@@ -76,16 +76,21 @@ void Checker::declare_functions() {
 void Checker::check_const(ConstDecl& decl) {
   function_ = nullptr;
   Type t = check_value(decl.value);
-  auto constant = require_constant(decl.value, fmt::format("the value of constant '{}'", decl.name));
+  bool converts = true;
   if (decl.type) {
     Type declared = resolve_type(decl.type);
-    require_convertible(t, declared, fmt::format("the constant '{}'", decl.name), decl.value->range);
+    converts = require_convertible(t, declared, fmt::format("the constant '{}'", decl.name),
+                                   decl.value->range);
     t = declared;
   }
   t = materialize(t);
-  if (!t.is_error() && !t.is_integer() && !t.is_bool()) {
+  std::optional<ConstValue> constant;
+  // One error per mistake: a value of the wrong type is not also "not constant".
+  if (!t.is_error() && ((!t.is_integer() && !t.is_bool()) || t.is_tile())) {
     diags_.error(DiagKind::ParamTypeNotAllowed, decl.range, "constant", decl.name, t.str());
     t = Type::error();
+  } else if (converts) {
+    constant = require_constant(decl.value, fmt::format("the value of constant '{}'", decl.name));
   }
   Binding* b = bind(Binding::Kind::Const, decl.name, decl.range, t);
   b->constant = constant;
@@ -99,17 +104,19 @@ void Checker::check_function(Function& fn) {
   int index = 0;
   for (Param& p : fn.ct_params) {
     Type t = resolve_type(p.type);
-    if (!t.is_error() && !t.is_integer() && !t.is_bool()) {
+    if (!t.is_error() && ((!t.is_integer() && !t.is_bool()) || t.is_tile())) {
       diags_.error(DiagKind::ParamTypeNotAllowed, p.range, "compile-time parameter", p.name,
                    t.str());
       t = Type::error();
     }
     ConstValue value{std::string(p.name), std::nullopt, true};
     if (p.default_value) {
-      require_convertible(check_value(p.default_value), t,
-                          fmt::format("the default of '{}'", p.name), p.default_value->range);
-      if (auto d = require_constant(p.default_value, fmt::format("the default of '{}'", p.name)))
-        value.value = d->value;
+      bool converts = require_convertible(check_value(p.default_value), t,
+                                          fmt::format("the default of '{}'", p.name),
+                                          p.default_value->range);
+      if (converts && !t.is_error())
+        if (auto d = require_constant(p.default_value, fmt::format("the default of '{}'", p.name)))
+          value.value = d->value;
     }
     Binding* b = bind(Binding::Kind::CtParam, p.name, p.range, t);
     b->constant = value;

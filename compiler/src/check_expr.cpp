@@ -34,6 +34,11 @@ bool scalar_widens(ScalarKind from, ScalarKind to) {
   return false;
 }
 
+// Longest canonical text kept for a symbolic constant. `let b = a + a;` doubles
+// it, so without a cap a few dozen lines take exponential time and memory;
+// past the cap the expression is simply not a compile-time constant.
+constexpr size_t kMaxSymbolLength = 4096;
+
 }  // namespace
 
 Type Checker::check_expr(Expr* e) {
@@ -102,8 +107,9 @@ Type Checker::check_unary(Expr* e) {
     diags_.error(DiagKind::InvalidOperand, e->range, token_kind_text(e->op), t.str());
     return Type::error();
   }
+  e->type = t;
   fold_unary(e);
-  return t;
+  return e->type;  // an error when folding failed
 }
 
 Type Checker::check_binary(Expr* e) {
@@ -113,6 +119,7 @@ Type Checker::check_binary(Expr* e) {
   if (!t.is_error()) {
     e->type = t;
     fold_binary(e);
+    t = e->type;  // an error when folding failed
   }
   return t;
 }
@@ -332,10 +339,12 @@ void Checker::fold_unary(Expr* e) {
   const auto& operand = e->operands[0]->constant;
   if (!operand || e->type.is_tile() || e->type.is_float()) return;
   ConstValue c{"", std::nullopt, operand->symbolic};
+  if (c.symbolic && operand->symbol.size() + 3 > kMaxSymbolLength) return;
   if (operand->value) {
     int64_t v = *operand->value;
     if (e->op == TokenKind::Minus && v == INT64_MIN) {
       diags_.error(DiagKind::ConstantOverflow, e->range);
+      e->type = Type::error();
       return;
     }
     c.value = e->op == TokenKind::Minus ? -v : e->op == TokenKind::Bang ? !v : ~v;
@@ -350,6 +359,7 @@ void Checker::fold_binary(Expr* e) {
   const auto& r = e->operands[1]->constant;
   if (!l || !r || e->type.is_tile() || e->type.is_float() || e->type.is_pointer()) return;
   ConstValue c{"", std::nullopt, l->symbolic || r->symbolic};
+  if (c.symbolic && l->symbol.size() + r->symbol.size() + 8 > kMaxSymbolLength) return;
   if (l->value && r->value) {
     int64_t a = *l->value, b = *r->value, v = 0;
     bool overflow = false;
@@ -361,6 +371,7 @@ void Checker::fold_binary(Expr* e) {
       case TokenKind::Percent:
         if (b == 0) {
           diags_.error(DiagKind::ConstantDivisionByZero, e->range);
+          e->type = Type::error();
           return;
         }
         overflow = a == INT64_MIN && b == -1;
@@ -387,6 +398,7 @@ void Checker::fold_binary(Expr* e) {
     }
     if (overflow) {
       diags_.error(DiagKind::ConstantOverflow, e->range);
+      e->type = Type::error();
       return;
     }
     c.value = v;

@@ -20,6 +20,19 @@ constexpr auto kAllKinds = [] {
   return kinds;
 }();
 
+// A string stream that claims colour support when told to, so that a
+// diagnostic formatted into it keeps its colours.
+class ColorStringStream : public llvm::raw_string_ostream {
+ public:
+  ColorStringStream(std::string& text, bool colors) : raw_string_ostream(text), colors_(colors) {
+    enable_colors(colors);
+  }
+  bool has_colors() const override { return colors_; }
+
+ private:
+  bool colors_;
+};
+
 }  // namespace
 
 const DiagKindInfo& diag_info(DiagKind kind) { return kInfos[static_cast<size_t>(kind)]; }
@@ -56,7 +69,13 @@ void Diagnostics::report(DiagKind kind, llvm::SMRange range, std::string message
   if (range.Start.isValid() && range.End.isValid() &&
       range.End.getPointer() > range.Start.getPointer() + 1)
     ranges.push_back(range);
-  sources_.PrintMessage(out_, range.Start, sm_kind, message, ranges, {}, colors_);
+  // Formatted first and written at once: SourceMgr writes the caret line a
+  // character at a time, one system call each on unbuffered stderr (a minute
+  // for an error at the end of a 10 MB line).
+  std::string text;
+  ColorStringStream buffer(text, colors_);
+  sources_.PrintMessage(buffer, range.Start, sm_kind, message, ranges, {}, colors_);
+  out_ << buffer.str();
 }
 
 }  // namespace irisc

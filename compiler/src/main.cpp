@@ -4,6 +4,7 @@
 // cannot be read or written), 2 usage errors, 3 an internal compiler error.
 // Command-line parsing, file reading and crash reporting come from LLVM's
 // Support library.
+#include "irisc/emit.h"
 #include "irisc/frontend.h"
 #include "irisc/summary.h"
 #include "irisc/verify.h"
@@ -24,7 +25,7 @@ using namespace irisc;
 
 namespace {
 
-enum class Emit { Summary, Tokens, Ast, Checked };
+enum class Emit { Summary, Tokens, Ast, Checked, Cpp };
 
 constexpr int kExitUserError = 1;
 constexpr int kExitUsage = 2;
@@ -43,11 +44,16 @@ cl::opt<Emit> emit(
     cl::values(clEnumValN(Emit::Summary, "summary", "check the file and summarise its kernels (default)"),
                clEnumValN(Emit::Tokens, "tokens", "the lexer's tokens"),
                clEnumValN(Emit::Ast, "ast", "the syntax tree"),
-               clEnumValN(Emit::Checked, "checked", "the typed tree after checking")),
+               clEnumValN(Emit::Checked, "checked", "the typed tree after checking"),
+               clEnumValN(Emit::Cpp, "cpp", "C++ for the runtime's tile library (GPU or CPU target)")),
     cl::cat(category));
 cl::opt<bool> verify("verify",
                      cl::desc("Check diagnostics against expected-error/expected-note comments"),
                      cl::cat(category));
+cl::opt<bool> checked("checked",
+                      cl::desc("With --emit=cpp: check heap accesses, ranks and translations at run "
+                               "time, reporting the .iris location"),
+                      cl::cat(category));
 cl::opt<unsigned> error_limit("error-limit",
                               cl::desc("Stop after <n> errors; 0 for no limit (default 20)"),
                               cl::value_desc("n"), cl::init(20), cl::cat(category));
@@ -94,6 +100,13 @@ int run() {
     case Emit::Tokens: print_tokens(result, sources, out); break;
     case Emit::Ast: print_module(*result.module, sources, false, out); break;
     case Emit::Checked: print_module(*result.module, sources, true, out); break;
+    case Emit::Cpp: {
+      EmitOptions options;
+      options.source_name = input == "-" ? "<stdin>" : input.getValue();
+      options.checked = checked;
+      emit_cpp(*result.module, sources, options, out);
+      break;
+    }
     case Emit::Summary: print_summary(*result.module, input == "-" ? "<stdin>" : input.getValue(), out); break;
   }
   return 0;

@@ -288,7 +288,7 @@ class Parser {
   TypeSyntax* scalar_type() {
     auto scalar = scalar_keyword(tok().kind);
     if (!scalar) {
-      expected("a type", "here");
+      if (!stopped_) diags_.error(DiagKind::ExpectedType, tok().range(), describe(tok()));
       return nullptr;
     }
     auto* t = module_.make<TypeSyntax>();
@@ -316,6 +316,8 @@ class Parser {
   // tile_type = "tile" "<" element_type "," shift ">" ;
   // element_type = scalar_type | pointer_type ;
   TypeSyntax* tile_type() {
+    Nesting nesting(*this);  // a tile size may hold another tile type
+    if (!nesting.ok()) return nullptr;
     llvm::SMLoc begin = advance().loc();
     const Token& open = tok();
     if (!expect(TokenKind::Less, "after 'tile'")) return nullptr;
@@ -324,7 +326,13 @@ class Parser {
     if (!element || !expect(TokenKind::Comma, "after the tile's element type")) return nullptr;
     Expr* size = shift();
     if (!size || !expect_closing(TokenKind::Greater, open, "after the tile size")) return nullptr;
+    int h = heights_[size] + 1;  // the checker recurses into the size
+    if (h > kMaxExprHeight) {
+      too_deep(kMaxExprHeight);
+      return nullptr;
+    }
     auto* t = module_.make<TypeSyntax>();
+    type_heights_[t] = h;
     t->kind = TypeSyntax::Kind::Tile;
     t->element = element;
     t->size = size;
@@ -503,7 +511,7 @@ class Parser {
 
   // Builds a binary node, refusing trees taller than kMaxExprHeight.
   Expr* binary(TokenKind op, Expr* lhs, Expr* rhs) {
-    int h = std::max(heights_[lhs], heights_[rhs]) + 1;
+    int h = std::max(heights_.lookup(lhs), heights_.lookup(rhs)) + 1;
     if (h > kMaxExprHeight) {
       too_deep(kMaxExprHeight);
       return nullptr;
@@ -528,7 +536,7 @@ class Parser {
     }
     Expr* e = make_expr(ExprKind::Translate, {pointer->range.Start, rank->range.End});
     e->operands = {pointer, rank};
-    heights_[e] = std::max(heights_[pointer], heights_[rank]) + 1;
+    heights_[e] = std::max(heights_.lookup(pointer), heights_.lookup(rank)) + 1;
     return e;
   }
 
@@ -582,7 +590,7 @@ class Parser {
     while (operand && accept(TokenKind::As)) {
       TypeSyntax* target = type();
       if (!target) return nullptr;
-      int h = heights_[operand] + 1;
+      int h = std::max(heights_[operand], type_heights_.lookup(target)) + 1;
       if (h > kMaxExprHeight) {
         too_deep(kMaxExprHeight);
         return nullptr;
@@ -640,6 +648,7 @@ class Parser {
       if (!ts) return nullptr;
       Expr* e = make_expr(ExprKind::TypeValue, ts->range);
       e->type_syntax = ts;
+      heights_[e] = type_heights_.lookup(ts);
       return e;
     }
     if (!stopped_) diags_.error(DiagKind::ExpectedExpression, t.range(), describe(t));
@@ -701,8 +710,10 @@ class Parser {
   size_t pos_ = 0;
   int depth_ = 0;
   bool stopped_ = false;
-  // Height of each expression node built so far (0 for leaves).
+  // Height of each expression node built so far (0 for leaves), and of each
+  // tile type (its size's height + 1).
   llvm::DenseMap<const Expr*, int> heights_;
+  llvm::DenseMap<const TypeSyntax*, int> type_heights_;
 };
 
 }  // namespace

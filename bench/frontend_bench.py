@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Front-end benchmark: times `irisc FILE` (check + summary) on realistic
+inputs and prints a table.
+
+    frontend_bench.py IRISC [RUNS]
+
+Inputs: samples/all_gather.iris (the typical kernel) and generated files of
+about 1k, 10k and 100k lines made of copies of every sample, their kernel,
+device-function and constant names suffixed per copy. Each file is run RUNS
+times (more for the small ones); the table shows the median wall time, the
+median CPU time (user + system: steadier than wall time on a busy machine),
+the peak resident memory of one run and lines per second (by wall time). The first rows,
+/bin/true and `irisc --version`, are the cost of starting any process and of
+starting irisc, included in every other row.
+Exits non-zero if a file fails to check, or if the CPU time per line grows
+more than 2x from 10k to 100k lines (the front end should be linear).
+"""
+import glob
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def generate(lines_wanted, path):
+    """Copies of all samples, renamed, until the file has lines_wanted lines."""
+    samples = [open(p).read() for p in sorted(glob.glob(os.path.join(ROOT, "samples", "*.iris")))]
+    defined = [re.findall(r"^\s*(?:kernel|device|const)\s+(\w+)", s, re.M) for s in samples]
+    out, lines, copy = [], 0, 0
+    while lines < lines_wanted:
+        for text, names in zip(samples, defined):
+            if names:
+                text = re.sub(r"\b(%s)\b" % "|".join(names), rf"\1_{copy}", text)
+            out.append(text)
+            lines += text.count("\n")
+        copy += 1
+    with open(path, "w") as f:
+        f.write("".join(out))
+
+
+def run_once(cmd):
+    """Wall and CPU (user + system) seconds of one run of cmd, which must succeed."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"{' '.join(cmd)}: status {os.waitstatus_to_exitcode(status)}\n{err.decode()[:2000]}")
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def peak_rss_mib(cmd):
+    """Peak resident memory of one run. GNU time forks cmd from a small
+    process; without it, wait4's figure also counts the pages a child inherits
+    from this Python process (an upper bound, marked with '<')."""
+    if os.path.exists("/usr/bin/time"):
+        with tempfile.NamedTemporaryFile("r") as out:
+            subprocess.run(["/usr/bin/time", "-f", "%M", "-o", out.name] + cmd,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+            return f"{int(out.read().split()[-1]) / 1024:.1f}"
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, _, usage = os.wait4(proc.pid, 0)
+    return f"<{usage.ru_maxrss / 1024:.1f}"
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="iris-bench-")
+    try:
+        bench(tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def bench(tmp):
+    runs = int(sys.argv[2]) if len(sys.argv) > 2 else 5
+    # A private copy: a build running meanwhile may replace the original.
+    irisc = shutil.copy(sys.argv[1], os.path.join(tmp, "irisc"))
+    inputs = [("process spawn (/bin/true)", "true", runs * 4),
+              ("startup (irisc --version)", None, runs * 4),
+              ("typical kernel (all_gather)", os.path.join(ROOT, "samples", "all_gather.iris"), runs * 4)]
+    for n in (1_000, 10_000, 100_000):
+        path = os.path.join(tmp, f"bench_{n}.iris")
+        generate(n, path)
+        inputs.append((f"generated {n // 1000}k", path, runs if n == 100_000 else runs * 2))
+
+    print(f"{'input':<28} {'lines':>8} {'bytes':>10} {'wall ms':>9} {'CPU ms':>8} {'peak RSS MiB':>13} {'lines/s':>10}")
+    per_line = {}
+    for name, path, n in inputs:
+        cmd = ["/bin/true"] if path == "true" else [irisc, path] if path else [irisc, "--version"]
+        data = open(path, "rb").read() if path and path != "true" else b""
+        lines = data.count(b"\n")
+        results = [run_once(cmd) for _ in range(n)]
+        wall = statistics.median(w for w, _ in results)
+        cpu = statistics.median(c for _, c in results)
+        rate = f"{lines / wall:,.0f}" if lines else "-"
+        per_line[name] = cpu / max(lines, 1)
+        print(f"{name:<28} {lines:>8} {len(data):>10} {wall * 1e3:>9.2f} {cpu * 1e3:>8.2f} "
+              f"{peak_rss_mib(cmd):>13} {rate:>10}")
+
+    growth = per_line["generated 100k"] / per_line["generated 10k"]
+    print(f"CPU time per line, 100k vs 10k: x{growth:.2f} ({'linear' if growth < 2 else 'SUPER-LINEAR'})")
+    if growth >= 2:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,272 @@
+// Iris runtime: device-side primitives for the CPU target.
+//
+// These are the functions that irisc-emitted kernels call. A GPU version with the same
+// names and signatures will live in device_hip.hpp; kernels are written against the
+// names, not against the CPU implementation.
+//
+// On the CPU a rank is a host thread and a "device" pointer is an ordinary pointer
+// into some rank's heap, so:
+//   * atomics are std::atomic_ref on that memory with the memory order mapped from Sem;
+//     Scope only matters on a GPU (on the CPU every scope is system scope);
+//   * blocking operations (wait_until, barrier) spin with a backoff and, now and then,
+//     look at the shared world: they throw when another rank has failed (abort flag)
+//     and when they can prove that they will never be released (see docs/runtime.md,
+//     "Hang detection"), so a broken kernel ends in an iris::Error instead of a hang.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <thread>
+#include <type_traits>
+
+#include "iris/host.hpp"
+
+namespace iris {
+
+enum class Sem { relaxed, acquire, release, acq_rel };
+enum class Scope { block, gpu, sys };
+enum class Cmp { eq, ne, lt, le, gt, ge };
+
+// ------------------------------------------------------------------ translation
+
+// The address of *p on rank `to_rank`: heap_bases[to] + (p - heap_bases[me]).
+// Integer arithmetic, so that it is defined for any T (void included) and any p;
+// translate_checked below is the variant that validates its arguments.
+template <class T>
+T* translate(T* p, int to_rank, const DeviceContext& ctx) {
+  const std::uintptr_t off = reinterpret_cast<std::uintptr_t>(p) -
+                             reinterpret_cast<std::uintptr_t>(ctx.heap_bases[ctx.rank]);
+  return reinterpret_cast<T*>(reinterpret_cast<std::uintptr_t>(ctx.heap_bases[to_rank]) + off);
+}
+
+// ------------------------------------------------------------------ internals
+
+namespace detail {
+
+// Sem -> std::memory_order. A read-modify-write takes the order as is. A load cannot
+// release and a store cannot acquire: acq_rel is narrowed to the half that applies,
+// and the meaningless one is refused at compile time by the callers.
+constexpr std::memory_order rmw_order(Sem s) {
+  switch (s) {
+    case Sem::relaxed: return std::memory_order_relaxed;
+    case Sem::acquire: return std::memory_order_acquire;
+    case Sem::release: return std::memory_order_release;
+    case Sem::acq_rel: return std::memory_order_acq_rel;
+  }
+  return std::memory_order_seq_cst;
+}
+constexpr std::memory_order load_order(Sem s) {
+  return s == Sem::relaxed ? std::memory_order_relaxed : std::memory_order_acquire;
+}
+constexpr std::memory_order store_order(Sem s) {
+  return s == Sem::relaxed ? std::memory_order_relaxed : std::memory_order_release;
+}
+// Order of a failed compare-exchange (a pure load): never release.
+constexpr std::memory_order failure_order(Sem s) { return load_order(s == Sem::release ? Sem::relaxed : s); }
+
+template <class T>
+constexpr bool compare(T a, Cmp op, T b) {
+  switch (op) {
+    case Cmp::eq: return a == b;
+    case Cmp::ne: return a != b;
+    case Cmp::lt: return a < b;
+    case Cmp::le: return a <= b;
+    case Cmp::gt: return a > b;
+    case Cmp::ge: return a >= b;
+  }
+  return false;
+}
+
+// Read-modify-write through a compare-exchange loop, for the operations that
+// std::atomic_ref lacks (min, max). Always stores (possibly the old value), so the
+// operation is a real RMW with ordering S, like the GPU instruction.
+template <Sem S, class T, class F>
+T cas_update(T* p, F next) {
+  std::atomic_ref<T> ref(*p);
+  T old = ref.load(std::memory_order_relaxed);
+  while (!ref.compare_exchange_weak(old, next(old), rmw_order(S), std::memory_order_relaxed)) {
+  }
+  return old;
+}
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
+// Backoff for spin loops: a short busy spin (cheap hand-off between running threads),
+// then yield (ranks may outnumber cores), then short sleeps for long waits. pause()
+// returns true every few rounds once spinning is over: time for the slow checks.
+class Backoff {
+ public:
+  bool pause() {
+    ++rounds_;
+    if (rounds_ < 64) {
+      cpu_relax();
+      return false;
+    }
+    if (rounds_ < 20000) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+    return rounds_ % 16 == 0;
+  }
+
+ private:
+  std::uint64_t rounds_ = 0;
+};
+
+// Marks the calling rank as blocked in wait_until for as long as it lives (the hang
+// detector of the other ranks reads it). No-op on a thread that is not a rank.
+class WaitScope {
+ public:
+  WaitScope();
+  ~WaitScope();
+  WaitScope(const WaitScope&) = delete;
+  WaitScope& operator=(const WaitScope&) = delete;
+};
+
+// The slow check of a wait_until loop: throws if the world was aborted; returns true
+// if no other rank can write memory any more (all returned, or blocked in a host
+// collective or device barrier that needs this rank first). The caller then re-reads
+// its condition once more and, if it still fails, calls wait_deadlock.
+bool wait_poll();
+[[noreturn]] void wait_deadlock(const void* p, Cmp op, const std::string& value);
+
+// Tells the hang detector and error messages which program instance runs (launch).
+void begin_program(const DeviceContext& ctx, int program_id);
+void end_program() noexcept;
+
+// Checked-mode helper behind translate_checked.
+void check_translate(const DeviceContext& ctx, const void* p, int to_rank, const char* file, int line,
+                     int program_id);
+
+}  // namespace detail
+
+// ------------------------------------------------------------------ atomics
+// All return the old value. T must be a type std::atomic_ref supports; the bitwise
+// operations need an integer type. p must be suitably aligned (natural alignment).
+// T is deduced from the pointer alone (type_identity_t on the values), so
+// atomic_add<...>(u64_ptr, 1) converts the 1 instead of failing to deduce.
+
+template <Sem S, Scope Sc, class T>
+T atomic_add(T* p, std::type_identity_t<T> v) {
+  return std::atomic_ref<T>(*p).fetch_add(v, detail::rmw_order(S));  // floats too (C++20)
+}
+template <Sem S, Scope Sc, class T>
+T atomic_sub(T* p, std::type_identity_t<T> v) {
+  return std::atomic_ref<T>(*p).fetch_sub(v, detail::rmw_order(S));
+}
+template <Sem S, Scope Sc, class T>
+T atomic_and(T* p, std::type_identity_t<T> v) {
+  static_assert(std::is_integral_v<T>, "atomic_and needs an integer type");
+  return std::atomic_ref<T>(*p).fetch_and(v, detail::rmw_order(S));
+}
+template <Sem S, Scope Sc, class T>
+T atomic_or(T* p, std::type_identity_t<T> v) {
+  static_assert(std::is_integral_v<T>, "atomic_or needs an integer type");
+  return std::atomic_ref<T>(*p).fetch_or(v, detail::rmw_order(S));
+}
+template <Sem S, Scope Sc, class T>
+T atomic_xor(T* p, std::type_identity_t<T> v) {
+  static_assert(std::is_integral_v<T>, "atomic_xor needs an integer type");
+  return std::atomic_ref<T>(*p).fetch_xor(v, detail::rmw_order(S));
+}
+template <Sem S, Scope Sc, class T>
+T atomic_min(T* p, std::type_identity_t<T> v) {
+  return detail::cas_update<S>(p, [v](T old) { return v < old ? v : old; });
+}
+template <Sem S, Scope Sc, class T>
+T atomic_max(T* p, std::type_identity_t<T> v) {
+  return detail::cas_update<S>(p, [v](T old) { return old < v ? v : old; });
+}
+template <Sem S, Scope Sc, class T>
+T atomic_xchg(T* p, std::type_identity_t<T> v) {
+  return std::atomic_ref<T>(*p).exchange(v, detail::rmw_order(S));
+}
+// Compare-and-swap: stores `desired` if *p == expected; returns the old value either way.
+template <Sem S, Scope Sc, class T>
+T atomic_cas(T* p, std::type_identity_t<T> expected, std::type_identity_t<T> desired) {
+  std::atomic_ref<T>(*p).compare_exchange_strong(expected, desired, detail::rmw_order(S),
+                                                 detail::failure_order(S));
+  return expected;  // on failure compare_exchange stored the old value here; on success it was equal
+}
+template <Sem S, Scope Sc, class T>
+T atomic_load(T* p) {
+  static_assert(S != Sem::release, "atomic_load cannot have release semantics");
+  return std::atomic_ref<T>(*p).load(detail::load_order(S));
+}
+template <Sem S, Scope Sc, class T>
+void atomic_store(T* p, std::type_identity_t<T> v) {
+  static_assert(S != Sem::acquire, "atomic_store cannot have acquire semantics");
+  std::atomic_ref<T>(*p).store(v, detail::store_order(S));
+}
+
+// ------------------------------------------------------------------ signals
+
+// Spins until `*p op value` holds; every read has semantics S (acquire to see what the
+// signalling rank wrote before its release). Throws iris::Error if another rank failed
+// or if it can never be satisfied (every other rank has returned or is blocked).
+template <Sem S, Scope Sc, class T>
+void wait_until(T* p, Cmp op, std::type_identity_t<T> value) {
+  static_assert(S != Sem::release, "wait_until cannot have release semantics");
+  if (detail::compare(atomic_load<S, Sc>(p), op, value)) return;
+  detail::WaitScope blocked;
+  detail::Backoff backoff;
+  while (!detail::compare(atomic_load<S, Sc>(p), op, value)) {
+    if (backoff.pause() && detail::wait_poll() && !detail::compare(atomic_load<S, Sc>(p), op, value)) {
+      std::string shown = "?";
+      if constexpr (std::is_arithmetic_v<T>) shown = std::to_string(value);
+      detail::wait_deadlock(p, op, shown);
+    }
+  }
+}
+
+template <Sem S, Scope Sc, class T>
+void signal_set(T* p, std::type_identity_t<T> v) {
+  atomic_store<S, Sc>(p, v);
+}
+template <Sem S, Scope Sc, class T>
+void signal_add(T* p, std::type_identity_t<T> v) {
+  atomic_add<S, Sc>(p, v);
+}
+
+template <Sem S, Scope Sc>
+void fence() {
+  if constexpr (S != Sem::relaxed) std::atomic_thread_fence(detail::rmw_order(S));
+}
+
+// ------------------------------------------------------------------ barrier
+
+// Device-side barrier across all ranks for program instance `program_id`. Program
+// instances of one rank run in order on its thread, so the k-th barrier of every rank
+// must come from the same program_id (checked: a mismatch is an iris::Error). Orders
+// memory like a release by every rank followed by an acquire by every rank. Reusable.
+void barrier(const DeviceContext& ctx, int program_id);
+
+// ------------------------------------------------------------------ checked mode
+// Emitted in checked builds in front of every heap access / rank use / translation.
+// A violation prints "file:line: error: ... (rank R, program P)" to stderr and
+// throws iris::Error with the same text (run_threads propagates it, releasing the
+// other ranks).
+
+// p..p+bytes must lie inside one rank's symmetric heap.
+void check_access(const DeviceContext& ctx, const void* p, std::size_t bytes, const char* file, int line,
+                  int program_id);
+// r must be in [0, world_size); returns r.
+int check_rank(const DeviceContext& ctx, int r, const char* file, int line, int program_id);
+// translate() after checking that p lies inside this rank's heap and to_rank is valid.
+template <class T>
+T* translate_checked(T* p, int to_rank, const DeviceContext& ctx, const char* file, int line, int program_id) {
+  detail::check_translate(ctx, p, to_rank, file, line, program_id);
+  return translate(p, to_rank, ctx);
+}
+
+}  // namespace iris

@@ -1,0 +1,584 @@
+// Iris runtime: device-side primitives for the GPU target (nvcc, or clang/hipcc
+// for AMD). Same names and template signatures as device_cpu.hpp; kernels are
+// written against the names. Everything here is a __device__ function.
+//
+//   * atomics: on NVIDIA cuda::atomic_ref<T, scope> (libcu++), which emits the PTX
+//     instruction with the requested order and scope (atom.add.acq_rel.sys,
+//     ld.acquire.gpu, st.release.cta, fence.acq_rel.sys, ...); on AMD the
+//     __hip_atomic_* builtins with __HIP_MEMORY_SCOPE_WORKGROUP/AGENT/SYSTEM.
+//     Scope::block / gpu / sys map to the thread block / the device / the system
+//     (every GPU and the host). Remote heaps live on other GPUs, so operations on
+//     translated pointers need Scope::sys to be ordered with respect to other ranks.
+//   * wait_until spins with acquire (or relaxed) loads, backing off with __nanosleep
+//     on NVIDIA and s_sleep on AMD. It cannot detect deadlocks or failed ranks the
+//     way the CPU target does; a kernel that waits for something that never comes
+//     hangs (gpu-check.sh runs every sample under a timeout).
+//   * barrier(ctx, program_id): see "Device barrier" below.
+//   * checked mode: a violation is written to the rank's report buffer (host memory,
+//     read by the host runtime when it sees the kernel fail), printed with printf as
+//     "file:line: error: ... (rank R, program P)", and the kernel is stopped with a
+//     trap. The host then reports the failed kernel as an iris::Error that carries
+//     the message.
+#pragma once
+
+#include "iris/hip_compat.h"  // before any HIP header (also force-included by the build)
+
+#include <hip/hip_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#if !defined(__HIP_PLATFORM_AMD__)
+#include <cuda/atomic>
+#endif
+
+#include "iris/host.hpp"
+#include "iris/target.hpp"
+
+namespace iris {
+
+enum class Sem { relaxed, acquire, release, acq_rel };
+enum class Scope { block, gpu, sys };
+enum class Cmp { eq, ne, lt, le, gt, ge };
+
+namespace detail {
+
+// ------------------------------------------------------------------ runtime area
+// Every rank's heap is followed, past its heap_size bytes of user memory, by a
+// runtime area of the same layout on every rank (DeviceContext::barrier points to
+// the rank's own). The allocator never hands it out and checked mode treats it as
+// outside the heap.
+
+// Number of barrier counters: program instances p and p + kBarrierSlots share one,
+// so they must not be inside barrier() at the same time (a grid with more than
+// kBarrierSlots instances that all call barrier() must not have two such instances
+// of one rank waiting at once).
+inline constexpr int kBarrierSlots = 65536;
+
+// Where checked mode leaves its message: host memory mapped into the device
+// address space, so that the host can still read it after the kernel trapped.
+struct ErrorReport {
+  static constexpr int kCapacity = 1024;
+  volatile unsigned int length;  // written last; 0: no report
+  char text[kCapacity];
+};
+
+}  // namespace detail
+
+// The runtime area (the backend's definition of the opaque BarrierState).
+struct BarrierState {
+  detail::ErrorReport* report;  // this rank's report buffer (host-mapped)
+  unsigned int report_claimed;  // the first failing thread takes it (atomic)
+  unsigned int reserved[13];
+  // arrivals[s] on rank 0 counts the arrivals at barriers of the program instances
+  // with id % kBarrierSlots == s, of every rank, since the world started.
+  alignas(256) unsigned long long arrivals[detail::kBarrierSlots];
+};
+
+namespace detail {
+inline constexpr std::size_t kRuntimeAreaBytes = (sizeof(BarrierState) + 4095) / 4096 * 4096;
+}  // namespace detail
+
+// ------------------------------------------------------------------ translation
+
+// The address of *p on rank `to_rank`: heap_bases[to] + (p - heap_bases[me]).
+template <class T>
+IRIS_DEVICE T* translate(T* p, int to_rank, const DeviceContext& ctx) {
+  const std::uintptr_t off = reinterpret_cast<std::uintptr_t>(p) -
+                             reinterpret_cast<std::uintptr_t>(ctx.heap_bases[ctx.rank]);
+  return reinterpret_cast<T*>(reinterpret_cast<std::uintptr_t>(ctx.heap_bases[to_rank]) + off);
+}
+
+// ------------------------------------------------------------------ internals
+
+namespace detail {
+
+template <class T>
+IRIS_DEVICE constexpr bool compare(T a, Cmp op, T b) {
+  switch (op) {
+    case Cmp::eq: return a == b;
+    case Cmp::ne: return a != b;
+    case Cmp::lt: return a < b;
+    case Cmp::le: return a <= b;
+    case Cmp::gt: return a > b;
+    case Cmp::ge: return a >= b;
+  }
+  return false;
+}
+
+template <class T>
+inline constexpr bool atomic_size_ok = sizeof(T) == 4 || sizeof(T) == 8;
+
+// Backoff for spin loops: a few busy rounds, then sleeps growing to about 1 us.
+class Backoff {
+ public:
+  IRIS_DEVICE void pause() {
+    if (rounds_ < 16) {
+      ++rounds_;
+      return;
+    }
+#if defined(__HIP_PLATFORM_AMD__)
+    __builtin_amdgcn_s_sleep(8);
+#else
+    __nanosleep(sleep_ns_);
+    if (sleep_ns_ < 1024) sleep_ns_ *= 2;
+#endif
+  }
+
+ private:
+  unsigned int rounds_ = 0;
+  unsigned int sleep_ns_ = 32;
+};
+
+#if defined(__HIP_PLATFORM_AMD__)
+
+// ---------------------------------------------------------------- AMD (hip-clang)
+template <Scope Sc>
+inline constexpr int hip_scope = Sc == Scope::block ? __HIP_MEMORY_SCOPE_WORKGROUP
+                                 : Sc == Scope::gpu ? __HIP_MEMORY_SCOPE_AGENT
+                                                    : __HIP_MEMORY_SCOPE_SYSTEM;
+template <Sem S>
+inline constexpr int rmw_order = S == Sem::relaxed   ? __ATOMIC_RELAXED
+                                 : S == Sem::acquire ? __ATOMIC_ACQUIRE
+                                 : S == Sem::release ? __ATOMIC_RELEASE
+                                                     : __ATOMIC_ACQ_REL;
+template <Sem S>
+inline constexpr int load_order = S == Sem::relaxed ? __ATOMIC_RELAXED : __ATOMIC_ACQUIRE;
+template <Sem S>
+inline constexpr int store_order = S == Sem::relaxed ? __ATOMIC_RELAXED : __ATOMIC_RELEASE;
+template <Sem S>
+inline constexpr int failure_order = S == Sem::relaxed || S == Sem::release ? __ATOMIC_RELAXED : __ATOMIC_ACQUIRE;
+
+#else
+
+// ---------------------------------------------------------------- NVIDIA (libcu++)
+template <Scope Sc>
+inline constexpr cuda::thread_scope cu_scope = Sc == Scope::block ? cuda::thread_scope_block
+                                               : Sc == Scope::gpu ? cuda::thread_scope_device
+                                                                  : cuda::thread_scope_system;
+template <class T, Scope Sc>
+using Ref = cuda::atomic_ref<T, cu_scope<Sc>>;
+
+// Sem -> memory order. A read-modify-write takes the order as is; a load cannot
+// release and a store cannot acquire, so acq_rel narrows to the half that applies.
+template <Sem S>
+inline constexpr cuda::std::memory_order rmw_order = S == Sem::relaxed   ? cuda::std::memory_order_relaxed
+                                                     : S == Sem::acquire ? cuda::std::memory_order_acquire
+                                                     : S == Sem::release ? cuda::std::memory_order_release
+                                                                         : cuda::std::memory_order_acq_rel;
+template <Sem S>
+inline constexpr cuda::std::memory_order load_order =
+    S == Sem::relaxed ? cuda::std::memory_order_relaxed : cuda::std::memory_order_acquire;
+template <Sem S>
+inline constexpr cuda::std::memory_order store_order =
+    S == Sem::relaxed ? cuda::std::memory_order_relaxed : cuda::std::memory_order_release;
+template <Sem S>
+inline constexpr cuda::std::memory_order failure_order =
+    S == Sem::relaxed || S == Sem::release ? cuda::std::memory_order_relaxed : cuda::std::memory_order_acquire;
+
+#endif
+
+// Compare-and-swap of T, for the read-modify-writes without an instruction
+// (min/max of floating-point values). Always stores, like the instruction would.
+template <Sem S, Scope Sc, class T, class F>
+IRIS_DEVICE T cas_update(T* p, F next);
+
+}  // namespace detail
+
+// ------------------------------------------------------------------ atomics
+// All return the old value. T is a 32- or 64-bit integer or floating-point type
+// (irisc only emits those); the bitwise operations need an integer type. p must be
+// naturally aligned. T is deduced from the pointer alone.
+
+#if defined(__HIP_PLATFORM_AMD__)
+
+template <Sem S, Scope Sc, class T>
+IRIS_DEVICE T atomic_load(T* p) {
+  static_assert(S != Sem::release, "atomic_load cannot have release semantics");
+  return __hip_atomic_load(p, detail::load_order<S>, detail::hip_scope<Sc>);
+}
+template <Sem S, Scope Sc, class T>
+IRIS_DEVICE void atomic_store(T* p, std::type_identity_t<T> v) {
+  static_assert(S != Sem::acquire, "atomic_store cannot have acquire semantics");
+  __hip_atomic_store(p, v, detail::store_order<S>, detail::hip_scope<Sc>);
+}
+template <Sem S, Scope Sc, class T>
+IRIS_DEVICE T atomic_add(T* p, std::type_identity_t<T> v) {
+  return __hip_atomic_fetch_add(p, v, detail::rmw_order<S>, detail::hip_scope<Sc>);
+}
+template <Sem S, Scope Sc, class T>
+IRIS_DEVICE T atomic_sub(T* p, std::type_identity_t<T> v) {
+  return __hip_atomic_fetch_add(p, static_cast<T>(-v), detail::rmw_order<S>, detail::hip_scope<Sc>);
+}
+template <Sem S, Scope Sc, class T>
+IRIS_DEVICE T atomic_and(T* p, std::type_identity_t<T> v) {
+  static_assert(std::is_integral_v<T>, "atomic_and needs an integer type");
+  return __hip_atomic_fetch_and(p, v, detail::rmw_order<S>, detail::hip_scope<Sc>);
+}
+template <Sem S, Scope Sc, class T>
+IRIS_DEVICE T atomic_or(T* p, std::type_identity_t<T> v) {
+  static_assert(std::is_integral_v<T>, "atomic_or needs an integer type");
+  return __hip_atomic_fetch_or(p, v, detail::rmw_order<S>, detail::hip_scope<Sc>);
+}
+template <Sem S, Scope Sc, class T>
+IRIS_DEVICE T atomic_xor(T* p, std::type_identity_t<T> v) {
+  static_assert(std::is_integral_v<T>, "atomic_xor needs an integer type");
+  return __hip_atomic_fetch_xor(p, v, detail::rmw_order<S>, detail::hip_scope<Sc>);
+}
+template <Sem S, Scope Sc, class T>
+IRIS_DEVICE T atomic_min(T* p, std::type_identity_t<T> v) {
+  if constexpr (std::is_integral_v<T>) {
+    return __hip_atomic_fetch_min(p, v, detail::rmw_order<S>, detail::hip_scope<Sc>);
+  } else {
+    return detail::cas_update<S, Sc>(p, [v](T old) { return v < old ? v : old; });
+  }
+}
+template <Sem S, Scope Sc, class T>
+IRIS_DEVICE T atomic_max(T* p, std::type_identity_t<T> v) {
+  if constexpr (std::is_integral_v<T>) {
+    return __hip_atomic_fetch_max(p, v, detail::rmw_order<S>, detail::hip_scope<Sc>);
+  } else {
+    return detail::cas_update<S, Sc>(p, [v](T old) { return old < v ? v : old; });
+  }
+}
+template <Sem S, Scope Sc, class T>
+IRIS_DEVICE T atomic_xchg(T* p, std::type_identity_t<T> v) {
+  return __hip_atomic_exchange(p, v, detail::rmw_order<S>, detail::hip_scope<Sc>);
+}
+template <Sem S, Scope Sc, class T>
+IRIS_DEVICE T atomic_cas(T* p, std::type_identity_t<T> expected, std::type_identity_t<T> desired) {
+  __hip_atomic_compare_exchange_strong(p, &expected, desired, detail::rmw_order<S>, detail::failure_order<S>,
+                                       detail::hip_scope<Sc>);
+  return expected;
+}
+
+template <Sem S, Scope Sc>
+IRIS_DEVICE void fence() {
+  if constexpr (S != Sem::relaxed) {
+    if constexpr (Sc == Scope::block) __builtin_amdgcn_fence(detail::rmw_order<S>, "workgroup");
+    else if constexpr (Sc == Scope::gpu) __builtin_amdgcn_fence(detail::rmw_order<S>, "agent");
+    else __builtin_amdgcn_fence(detail::rmw_order<S>, "");
+  }
+}
+
+#else  // NVIDIA
+
+template <Sem S, Scope Sc, class T>
+IRIS_DEVICE T atomic_load(T* p) {
+  static_assert(S != Sem::release, "atomic_load cannot have release semantics");
+  return detail::Ref<T, Sc>(*p).load(detail::load_order<S>);
+}
+template <Sem S, Scope Sc, class T>
+IRIS_DEVICE void atomic_store(T* p, std::type_identity_t<T> v) {
+  static_assert(S != Sem::acquire, "atomic_store cannot have acquire semantics");
+  detail::Ref<T, Sc>(*p).store(v, detail::store_order<S>);
+}
+template <Sem S, Scope Sc, class T>
+IRIS_DEVICE T atomic_add(T* p, std::type_identity_t<T> v) {
+  return detail::Ref<T, Sc>(*p).fetch_add(v, detail::rmw_order<S>);
+}
+template <Sem S, Scope Sc, class T>
+IRIS_DEVICE T atomic_sub(T* p, std::type_identity_t<T> v) {
+  return detail::Ref<T, Sc>(*p).fetch_sub(v, detail::rmw_order<S>);
+}
+template <Sem S, Scope Sc, class T>
+IRIS_DEVICE T atomic_and(T* p, std::type_identity_t<T> v) {
+  static_assert(std::is_integral_v<T>, "atomic_and needs an integer type");
+  return detail::Ref<T, Sc>(*p).fetch_and(v, detail::rmw_order<S>);
+}
+template <Sem S, Scope Sc, class T>
+IRIS_DEVICE T atomic_or(T* p, std::type_identity_t<T> v) {
+  static_assert(std::is_integral_v<T>, "atomic_or needs an integer type");
+  return detail::Ref<T, Sc>(*p).fetch_or(v, detail::rmw_order<S>);
+}
+template <Sem S, Scope Sc, class T>
+IRIS_DEVICE T atomic_xor(T* p, std::type_identity_t<T> v) {
+  static_assert(std::is_integral_v<T>, "atomic_xor needs an integer type");
+  return detail::Ref<T, Sc>(*p).fetch_xor(v, detail::rmw_order<S>);
+}
+template <Sem S, Scope Sc, class T>
+IRIS_DEVICE T atomic_min(T* p, std::type_identity_t<T> v) {
+  if constexpr (std::is_integral_v<T>) {
+    return detail::Ref<T, Sc>(*p).fetch_min(v, detail::rmw_order<S>);
+  } else {
+    return detail::cas_update<S, Sc>(p, [v](T old) { return v < old ? v : old; });
+  }
+}
+template <Sem S, Scope Sc, class T>
+IRIS_DEVICE T atomic_max(T* p, std::type_identity_t<T> v) {
+  if constexpr (std::is_integral_v<T>) {
+    return detail::Ref<T, Sc>(*p).fetch_max(v, detail::rmw_order<S>);
+  } else {
+    return detail::cas_update<S, Sc>(p, [v](T old) { return old < v ? v : old; });
+  }
+}
+template <Sem S, Scope Sc, class T>
+IRIS_DEVICE T atomic_xchg(T* p, std::type_identity_t<T> v) {
+  return detail::Ref<T, Sc>(*p).exchange(v, detail::rmw_order<S>);
+}
+// Compare-and-swap: stores `desired` if *p == expected; returns the old value either way.
+template <Sem S, Scope Sc, class T>
+IRIS_DEVICE T atomic_cas(T* p, std::type_identity_t<T> expected, std::type_identity_t<T> desired) {
+  detail::Ref<T, Sc>(*p).compare_exchange_strong(expected, desired, detail::rmw_order<S>,
+                                                 detail::failure_order<S>);
+  return expected;  // compare_exchange left the old value here
+}
+
+template <Sem S, Scope Sc>
+IRIS_DEVICE void fence() {
+  if constexpr (S != Sem::relaxed) cuda::atomic_thread_fence(detail::rmw_order<S>, detail::cu_scope<Sc>);
+}
+
+#endif  // NVIDIA
+
+namespace detail {
+template <Sem S, Scope Sc, class T, class F>
+IRIS_DEVICE T cas_update(T* p, F next) {
+  T old = atomic_load<Sem::relaxed, Sc>(p);
+  for (;;) {
+    const T seen = atomic_cas<S, Sc>(p, old, next(old));
+    // Compare bit patterns: a NaN never equals itself.
+    if constexpr (sizeof(T) == 4) {
+      if (__float_as_uint(static_cast<float>(seen)) == __float_as_uint(static_cast<float>(old))) return old;
+    } else {
+      if (__double_as_longlong(static_cast<double>(seen)) == __double_as_longlong(static_cast<double>(old)))
+        return old;
+    }
+    old = seen;
+  }
+}
+}  // namespace detail
+
+// ------------------------------------------------------------------ signals
+
+// Spins until `*p op value` holds; every read has semantics S (acquire to see what
+// the signalling rank wrote before its release).
+template <Sem S, Scope Sc, class T>
+IRIS_DEVICE void wait_until(T* p, Cmp op, std::type_identity_t<T> value) {
+  static_assert(S != Sem::release, "wait_until cannot have release semantics");
+  detail::Backoff backoff;
+  while (!detail::compare(atomic_load<S, Sc>(p), op, static_cast<T>(value))) backoff.pause();
+}
+
+template <Sem S, Scope Sc, class T>
+IRIS_DEVICE void signal_set(T* p, std::type_identity_t<T> v) {
+  atomic_store<S, Sc>(p, v);
+}
+template <Sem S, Scope Sc, class T>
+IRIS_DEVICE void signal_add(T* p, std::type_identity_t<T> v) {
+  atomic_add<S, Sc>(p, v);
+}
+
+// ------------------------------------------------------------------ barrier
+//
+// Device barrier across all ranks for the program instances with id `program_id`
+// (one thread of the instance calls it; the tile library wraps it in single()).
+// Rank 0's runtime area holds a counter per program id (modulo kBarrierSlots) that
+// only ever grows: it starts at 0 with the world, and every rank adds 1 per barrier.
+// Rank i's k-th barrier for that id adds with a release RMW at system scope and
+// gets the old value `old`; the arrivals of the k-th barrier are the values
+// (k-1)*world .. k*world-1 (nobody can add for barrier k+1 before the counter has
+// reached k*world), so old / world + 1 == k, and the instance waits with acquire
+// loads until the counter reaches k * world. No reset, no generation word, no state
+// kept between calls: reusable any number of times, in one kernel or across kernels.
+// The acquire of the final count synchronises with every rank's release (an RMW
+// chain is one release sequence), so the barrier orders memory like a release by
+// every rank followed by an acquire by every rank.
+IRIS_DEVICE inline void barrier(const DeviceContext& ctx, int program_id) {
+  if (ctx.world_size == 1) {
+    fence<Sem::acq_rel, Scope::sys>();
+    return;
+  }
+  const unsigned slot = static_cast<unsigned>(program_id) % static_cast<unsigned>(detail::kBarrierSlots);
+  unsigned long long* counter = translate(&ctx.barrier->arrivals[slot], 0, ctx);
+  const auto world = static_cast<unsigned long long>(ctx.world_size);
+  // Make the writes of the whole block (ordered before this thread by the
+  // __syncthreads in single()) visible at system scope before arriving.
+  fence<Sem::acq_rel, Scope::sys>();
+  const unsigned long long old = atomic_add<Sem::release, Scope::sys>(counter, 1ull);
+  const unsigned long long target = (old / world + 1) * world;
+  detail::Backoff backoff;
+  while (atomic_load<Sem::acquire, Scope::sys>(counter) < target) backoff.pause();
+}
+
+// ------------------------------------------------------------------ checked mode
+// A violation writes "file:line: error: ... (rank R, program P)" to the rank's report
+// buffer (the host reads it when the kernel fails), prints it, and traps.
+
+namespace detail {
+
+// A fixed-size message buffer; device code has no snprintf.
+struct Text {
+  static constexpr int kCapacity = 480;
+  char buf[kCapacity];
+  int len = 0;
+  IRIS_DEVICE Text& add(const char* s) {
+    if (s == nullptr) s = "<unknown>";
+    while (*s != '\0' && len < kCapacity - 1) buf[len++] = *s++;
+    buf[len] = '\0';
+    return *this;
+  }
+  IRIS_DEVICE Text& add(long long v) {
+    char digits[24];
+    int n = 0;
+    const bool negative = v < 0;
+    unsigned long long u = negative ? 0ull - static_cast<unsigned long long>(v) : static_cast<unsigned long long>(v);
+    do {
+      digits[n++] = static_cast<char>('0' + u % 10);
+      u /= 10;
+    } while (u != 0);
+    if (negative && len < kCapacity - 1) buf[len++] = '-';
+    while (n > 0 && len < kCapacity - 1) buf[len++] = digits[--n];
+    buf[len] = '\0';
+    return *this;
+  }
+  IRIS_DEVICE Text& add_unsigned(unsigned long long u) {
+    char digits[24];
+    int n = 0;
+    do {
+      digits[n++] = static_cast<char>('0' + u % 10);
+      u /= 10;
+    } while (u != 0);
+    while (n > 0 && len < kCapacity - 1) buf[len++] = digits[--n];
+    buf[len] = '\0';
+    return *this;
+  }
+  IRIS_DEVICE Text& add_pointer(const void* p) {
+    const auto u = reinterpret_cast<unsigned long long>(p);
+    add("0x");
+    bool started = false;
+    for (int shift = 60; shift >= 0; shift -= 4) {
+      const unsigned d = static_cast<unsigned>(u >> shift) & 0xfu;
+      if (d == 0 && !started && shift != 0) continue;
+      started = true;
+      if (len < kCapacity - 1) buf[len++] = static_cast<char>(d < 10 ? '0' + d : 'a' + d - 10);
+    }
+    buf[len] = '\0';
+    return *this;
+  }
+};
+
+// Reports a checked-mode violation and stops the kernel. Only the first failing
+// thread of a rank writes and prints its message; every failing thread traps.
+// The failure paths are out of line so that the message buffers do not weigh on
+// the stack frame of every checked access.
+[[noreturn]] __noinline__ IRIS_DEVICE inline void report(const DeviceContext& ctx, const char* file, int line,
+                                                         int program_id, const Text& what) {
+  Text msg;
+  msg.add(file).add(":").add(static_cast<long long>(line)).add(": error: ").add(what.buf);
+  msg.add(" (rank ").add(static_cast<long long>(ctx.rank)).add(", program ").add(static_cast<long long>(program_id));
+  msg.add(")");
+  BarrierState* area = ctx.barrier;
+  if (area != nullptr) {
+    // report_claimed: 0 free, 1 being written, 2 written. A trap ends every thread
+    // of the GPU at once, so the threads that lose the claim wait (a bounded time)
+    // for the winner to finish its report before they trap.
+    if (atomic_cas<Sem::acquire, Scope::gpu>(&area->report_claimed, 0u, 1u) == 0u) {
+      ErrorReport* out = area->report;
+      if (out != nullptr) {
+        for (int i = 0; i <= msg.len; ++i) out->text[i] = msg.buf[i];
+        __threadfence_system();
+        out->length = static_cast<unsigned>(msg.len);
+        __threadfence_system();
+      }
+      printf("%s\n", msg.buf);
+      atomic_store<Sem::release, Scope::gpu>(&area->report_claimed, 2u);
+    } else {
+      for (int i = 0; i < 1000000 && atomic_load<Sem::acquire, Scope::gpu>(&area->report_claimed) != 2u; ++i) {
+#if !defined(__HIP_PLATFORM_AMD__)
+        __nanosleep(100);
+#endif
+      }
+    }
+  }
+  __trap();
+#if !defined(__HIP_PLATFORM_AMD__)
+  __builtin_unreachable();
+#endif
+}
+
+IRIS_DEVICE inline bool in_heap(const DeviceContext& ctx, int r, std::uintptr_t addr, std::size_t bytes) {
+  const auto base = reinterpret_cast<std::uintptr_t>(ctx.heap_bases[r]);
+  return addr >= base && bytes <= ctx.heap_size && addr - base <= ctx.heap_size - bytes;
+}
+
+[[noreturn]] __noinline__ IRIS_DEVICE inline void bad_rank(const DeviceContext& ctx, int r, const char* file,
+                                                           int line, int program_id) {
+  Text what;
+  what.add("rank ").add(static_cast<long long>(r)).add(" is out of range [0, ");
+  what.add(static_cast<long long>(ctx.world_size)).add(")");
+  report(ctx, file, line, program_id, what);
+}
+
+[[noreturn]] __noinline__ IRIS_DEVICE inline void bad_access(const DeviceContext& ctx, const void* p,
+                                                             std::size_t bytes, const char* file, int line,
+                                                             int program_id) {
+  const auto addr = reinterpret_cast<std::uintptr_t>(p);
+  Text what;
+  what.add("access of ").add_unsigned(bytes).add(" bytes at ").add_pointer(p);
+  what.add(" is outside every rank's symmetric heap");
+  bool explained = false;
+  for (int r = 0; r < ctx.world_size && !explained; ++r) {
+    const auto base = reinterpret_cast<std::uintptr_t>(ctx.heap_bases[r]);
+    if (addr >= base && addr - base < ctx.heap_size) {
+      what.add(" (it starts at offset ").add_unsigned(addr - base).add(" of rank ").add(static_cast<long long>(r));
+      what.add("'s heap of ").add_unsigned(ctx.heap_size).add(" bytes and runs past its end)");
+      explained = true;
+    }
+  }
+  if (!explained) {
+    const auto base = reinterpret_cast<std::uintptr_t>(ctx.heap_bases[ctx.rank]);
+    what.add(" (offset ").add(static_cast<long long>(addr - base)).add(" from this rank's heap base; heap size ");
+    what.add_unsigned(ctx.heap_size).add(")");
+  }
+  report(ctx, file, line, program_id, what);
+}
+
+[[noreturn]] __noinline__ IRIS_DEVICE inline void bad_translate(const DeviceContext& ctx, const void* p,
+                                                                int to_rank, const char* file, int line,
+                                                                int program_id) {
+  Text what;
+  what.add("translate to rank ").add(static_cast<long long>(to_rank)).add(": pointer ").add_pointer(p);
+  what.add(" is not inside this rank's symmetric heap (only local heap pointers can be translated)");
+  report(ctx, file, line, program_id, what);
+}
+
+}  // namespace detail
+
+// r must be in [0, world_size); returns r.
+IRIS_DEVICE inline int check_rank(const DeviceContext& ctx, int r, const char* file, int line, int program_id) {
+  if (r < 0 || r >= ctx.world_size) detail::bad_rank(ctx, r, file, line, program_id);
+  return r;
+}
+
+// p..p+bytes must lie inside one rank's symmetric heap.
+IRIS_DEVICE inline void check_access(const DeviceContext& ctx, const void* p, std::size_t bytes, const char* file,
+                                     int line, int program_id) {
+  const auto addr = reinterpret_cast<std::uintptr_t>(p);
+  for (int r = 0; r < ctx.world_size; ++r) {
+    if (detail::in_heap(ctx, r, addr, bytes)) return;
+  }
+  detail::bad_access(ctx, p, bytes, file, line, program_id);
+}
+
+namespace detail {
+// Checked-mode helper behind translate_checked.
+IRIS_DEVICE inline void check_translate(const DeviceContext& ctx, const void* p, int to_rank, const char* file,
+                                        int line, int program_id) {
+  check_rank(ctx, to_rank, file, line, program_id);
+  if (!in_heap(ctx, ctx.rank, reinterpret_cast<std::uintptr_t>(p), 1)) {
+    bad_translate(ctx, p, to_rank, file, line, program_id);
+  }
+}
+}  // namespace detail
+
+// translate() after checking that p lies inside this rank's heap and to_rank is valid.
+template <class T>
+IRIS_DEVICE T* translate_checked(T* p, int to_rank, const DeviceContext& ctx, const char* file, int line,
+                                 int program_id) {
+  detail::check_translate(ctx, p, to_rank, file, line, program_id);
+  return translate(p, to_rank, ctx);
+}
+
+}  // namespace iris

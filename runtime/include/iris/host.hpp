@@ -1,0 +1,124 @@
+// Iris runtime: host API. Identical for every backend (CPU now, HIP/CUDA later).
+//
+// A program runs `world_size` ranks. Every rank owns a *symmetric heap* of the same
+// size; the base addresses of all heaps are known to every rank, so a pointer p into
+// my heap names the same object on rank r as heap_bases[r] + (p - heap_bases[me]).
+//
+// Memory in the heap is handed out by a *collective* allocator: every rank calls
+// allocate/free/barrier in the same order with the same arguments, and every
+// allocation lands at the same offset in every heap. Each collective call is a
+// rendezvous of all ranks; the calls are compared, so a sequence that differs between
+// ranks is reported as an iris::Error (on every rank) instead of silently handing
+// out different offsets.
+//
+// The CPU backend runs the ranks as threads of one process (run_threads). A shared
+// "world" holds the heaps, the allocator and an abort flag: when a rank's body throws,
+// the flag is raised and every rank that blocks (host barrier, allocate, device
+// barrier, wait_until) wakes up and throws, so a failure never turns into a hang.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+#include <string>
+
+namespace iris {
+
+// Every runtime failure (bad arguments, out of heap memory, mismatched collectives,
+// checked-mode violations, detected deadlocks, abort after another rank failed).
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Opaque state of the device-side barrier; defined by the backend.
+struct BarrierState;
+
+// Everything a kernel needs to address the symmetric heaps. Passed by value to every
+// kernel launch; it only holds pointers into the world, which outlives the kernels.
+struct DeviceContext {
+  char* const* heap_bases;  // world_size entries, heap base of each rank
+  std::size_t heap_size;
+  int rank;
+  int world_size;
+  BarrierState* barrier;  // shared state for the device-side barrier (opaque to kernels)
+};
+
+namespace detail {
+struct World;
+}
+
+// One per rank, handed to the user's body by run_threads. Not copyable: it is the
+// rank's identity in the world. All methods must be called from the rank's own thread.
+class Rank {
+ public:
+  Rank(const Rank&) = delete;
+  Rank& operator=(const Rank&) = delete;
+
+  int rank() const { return rank_; }
+  int world_size() const;
+  std::size_t heap_size() const;
+
+  // Collective: every rank must make the same sequence of allocate/free/barrier calls
+  // with the same arguments. Returns the block at the same offset on every rank.
+  // `alignment` must be a power of two; blocks are always aligned to at least 256
+  // bytes (smaller alignments are raised to 256) and at most 2 MiB is supported.
+  // Heap memory is not cleared by allocate (a fresh CPU heap starts zeroed).
+  void* allocate(std::size_t bytes, std::size_t alignment = 256);
+
+  // Typed helper: room for `count` objects of T, aligned to max(256, alignof(T)).
+  template <class T>
+  T* allocate(std::size_t count) {
+    if (count != 0 && sizeof(T) > SIZE_MAX / count) {
+      throw Error("iris: allocate<T>(" + std::to_string(count) + "): size overflows");
+    }
+    const std::size_t align = alignof(T) > 256 ? alignof(T) : 256;
+    return static_cast<T*>(allocate(count * sizeof(T), align));
+  }
+
+  // Collective. `p` must be a block returned by allocate (nullptr is a collective no-op).
+  void free(void* p);
+
+  // Collective host barrier across all ranks; also orders memory (everything written
+  // before the barrier on any rank is visible after it on every rank).
+  void barrier();
+
+  DeviceContext device_context() const;
+
+  // Host-side translation, for validation code: the address of *p on `to_rank`.
+  // Throws iris::Error if p is not inside this rank's heap or to_rank is invalid.
+  // (On a GPU the result is a device address, for hipMemcpy and friends.)
+  template <class T>
+  T* translate(T* p, int to_rank) const {
+    const std::uintptr_t off = heap_offset(p, to_rank);
+    return reinterpret_cast<T*>(reinterpret_cast<std::uintptr_t>(heap_base(to_rank)) + off);
+  }
+
+ private:
+  friend struct detail::World;
+  Rank(detail::World* world, int rank) : world_(world), rank_(rank) {}
+  std::uintptr_t heap_offset(const void* p, int to_rank) const;  // validates, throws
+  // Base of rank r's heap in this process, from the host's copy of the base table
+  // (DeviceContext::heap_bases is device memory on a GPU). r must be valid.
+  char* heap_base(int r) const;
+
+  detail::World* world_;
+  int rank_;
+};
+
+// Starts `ranks` ranks as host threads of this process, each with a symmetric heap of
+// heap_bytes (a multiple of 4096; memory is reserved lazily, so 1 GiB per rank is
+// fine), runs body(rank) on each and joins. If any rank throws, the others are
+// released (they throw from their next blocking call) and the first exception is
+// rethrown here.
+void run_threads(int ranks, std::size_t heap_bytes, const std::function<void(Rank&)>& body);
+
+// GPU backend only (library iris_runtime_gpu_mpi): one process per rank, started by
+// mpirun. Rank and world size come from MPI (MPI is initialised if needed, and then
+// finalised on return); the rank uses GPU (node-local rank % GPUs per node); heaps
+// are shared through IPC handles. If a rank's body throws, the exception leaves
+// run_mpi without finalising MPI: the process should exit, and mpirun ends the others.
+void run_mpi(std::size_t heap_bytes, const std::function<void(Rank&)>& body);
+
+}  // namespace iris

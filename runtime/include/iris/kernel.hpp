@@ -1,0 +1,39 @@
+// What every file that irisc generates includes: the target's primitives, the
+// tile library and the launch of a kernel over a grid of program instances.
+// The target follows the compiler (see target.hpp): the same generated file
+// builds for the GPU with nvcc or clang -x hip, and for the CPU emulation,
+// where every rank is a host thread, with any C++ compiler.
+#pragma once
+
+#include "iris/target.hpp"
+
+#if IRIS_GPU
+#include "iris/device_gpu.hpp"
+#else
+#include "iris/device_cpu.hpp"
+#include "iris/launch_cpu.hpp"
+#endif
+#include "iris/numeric.hpp"
+#include "iris/tile.hpp"
+
+#if IRIS_GPU
+#include "iris/launch_gpu.hpp"
+#else
+namespace iris {
+
+// A stream to launch on; kernels on the CPU run synchronously, so it is empty.
+struct Stream {};
+
+// Runs Kernel::run for every program instance of `grid` on the calling rank.
+template <class Kernel, class... Args>
+void launch_kernel(Grid grid, Stream, const DeviceContext& ctx, Args... args) {
+  const int total = grid.x * grid.y * grid.z;
+  launch(ctx, total, [&](int pid, int) {
+    Program program{ctx, {pid % grid.x, (pid / grid.x) % grid.y, pid / (grid.x * grid.y)},
+                    {grid.x, grid.y, grid.z}};
+    Kernel::run(program, args...);
+  });
+}
+
+}  // namespace iris
+#endif

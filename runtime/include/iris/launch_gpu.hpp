@@ -1,0 +1,78 @@
+// Iris runtime: kernel launch for the GPU target (included by kernel.hpp after
+// tile.hpp when IRIS_GPU).
+//
+// launch_kernel<Kernel>(grid, stream, ctx, args...) launches one thread block of
+// kThreads threads per program instance, on the calling rank's device (the runtime
+// makes it current on the rank's thread) and on `stream`. The default Stream{} (a
+// null stream) means the rank's own stream: the per-thread default stream of the
+// calling thread (hipStreamPerThread). It is not the legacy null stream, which
+// would serialise the kernels of ranks that share a GPU and deadlock any kernel
+// that waits for another rank. Rank::barrier() synchronises the rank's device, so
+// results are visible after it. A launch is asynchronous; a kernel that fails later
+// (a trap in checked mode, a bad address) is reported by the next synchronising
+// runtime call (Rank::barrier, allocate, free) as an iris::Error.
+#pragma once
+
+#include <hip/hip_runtime.h>
+
+#include <climits>
+#include <string>
+#include <string_view>
+
+#include "iris/device_gpu.hpp"
+#include "iris/host.hpp"
+#include "iris/tile.hpp"
+
+namespace iris {
+
+using Stream = hipStream_t;
+
+namespace detail {
+
+template <class Kernel, class... Args>
+__global__ __launch_bounds__(kThreads) void kernel_entry(DeviceContext ctx, Args... args) {
+  const Program program{ctx,
+                        {static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.y), static_cast<int>(blockIdx.z)},
+                        {static_cast<int>(gridDim.x), static_cast<int>(gridDim.y), static_cast<int>(gridDim.z)}};
+  Kernel::run(program, args...);
+}
+
+// "iris_kernels::all_gather<1024>" for messages, from the compiler's function signature.
+template <class Kernel>
+std::string kernel_name() {
+  const std::string_view sig = __PRETTY_FUNCTION__;
+  const std::string_view key = "Kernel = ";
+  const std::size_t start = sig.find(key);
+  if (start == std::string_view::npos) return std::string(sig);
+  const std::size_t from = start + key.size();
+  const std::size_t end = sig.find_first_of(";]", from);
+  return std::string(sig.substr(from, end == std::string_view::npos ? std::string_view::npos : end - from));
+}
+
+}  // namespace detail
+
+// Runs Kernel::run for every program instance of `grid` on the calling rank's device.
+template <class Kernel, class... Args>
+void launch_kernel(Grid grid, Stream stream, const DeviceContext& ctx, Args... args) {
+  const auto where = [&] {
+    return "iris: launch of " + detail::kernel_name<Kernel>() + " on rank " + std::to_string(ctx.rank);
+  };
+  if (grid.x < 0 || grid.y < 0 || grid.z < 0) {
+    throw Error(where() + ": grid must not be negative, got (" + std::to_string(grid.x) + ", " +
+                std::to_string(grid.y) + ", " + std::to_string(grid.z) + ")");
+  }
+  if (grid.y > 65535 || grid.z > 65535) {
+    throw Error(where() + ": grid dimensions y and z are limited to 65535, got (" + std::to_string(grid.x) + ", " +
+                std::to_string(grid.y) + ", " + std::to_string(grid.z) + ")");
+  }
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0) return;  // no program instances
+  if (stream == nullptr) stream = hipStreamPerThread;
+  const dim3 blocks(static_cast<unsigned>(grid.x), static_cast<unsigned>(grid.y), static_cast<unsigned>(grid.z));
+  detail::kernel_entry<Kernel, Args...><<<blocks, dim3(kThreads), 0, stream>>>(ctx, args...);
+  const hipError_t e = hipGetLastError();
+  if (e != hipSuccess) {
+    throw Error(where() + " failed: " + hipGetErrorName(e) + ": " + hipGetErrorString(e));
+  }
+}
+
+}  // namespace iris

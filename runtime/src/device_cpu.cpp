@@ -1,0 +1,204 @@
+// Iris runtime, CPU backend: the non-template device functions -- device barrier,
+// the slow path of wait_until (abort check, hang detection), program bookkeeping for
+// launch, and checked mode.
+#include "iris/device_cpu.hpp"
+
+#include <cstdio>
+#include <sstream>
+
+#include "world.hpp"
+
+namespace iris {
+namespace detail {
+namespace {
+
+const char* cmp_text(Cmp op) {
+  switch (op) {
+    case Cmp::eq: return "==";
+    case Cmp::ne: return "!=";
+    case Cmp::lt: return "<";
+    case Cmp::le: return "<=";
+    case Cmp::gt: return ">";
+    case Cmp::ge: return ">=";
+  }
+  return "?";
+}
+
+// Sets the rank's activity word for the lifetime of the object, back to running after.
+class ActivityScope {
+ public:
+  ActivityScope(PerRank& me, Activity a, std::uint64_t count) : me_(me) {
+    me_.activity.store(pack(a, count), std::memory_order_release);
+  }
+  ~ActivityScope() { me_.activity.store(pack(Activity::running, 0), std::memory_order_release); }
+  ActivityScope(const ActivityScope&) = delete;
+  ActivityScope& operator=(const ActivityScope&) = delete;
+
+ private:
+  PerRank& me_;
+};
+
+std::string where(int rank, int program_id) {
+  return "(rank " + std::to_string(rank) + ", program " + std::to_string(program_id) + ")";
+}
+
+// Checked-mode report: one line on stderr, then the same text as an iris::Error.
+[[noreturn]] void report(const char* file, int line, const DeviceContext& ctx, int program_id,
+                         const std::string& what) {
+  const std::string msg = std::string(file != nullptr ? file : "<unknown>") + ":" + std::to_string(line) +
+                          ": error: " + what + " " + where(ctx.rank, program_id);
+  std::fprintf(stderr, "%s\n", msg.c_str());  // one call, so lines of different ranks do not interleave
+  throw Error(msg);
+}
+
+bool in_heap(const DeviceContext& ctx, int r, std::uintptr_t addr, std::size_t bytes) {
+  const auto base = reinterpret_cast<std::uintptr_t>(ctx.heap_bases[r]);
+  return addr >= base && bytes <= ctx.heap_size && addr - base <= ctx.heap_size - bytes;
+}
+
+}  // namespace
+
+WaitScope::WaitScope() {
+  if (tls_world != nullptr) {
+    tls_world->ranks[tls_rank].activity.store(pack(Activity::waiting, 0), std::memory_order_release);
+  }
+}
+
+WaitScope::~WaitScope() {
+  if (tls_world != nullptr) {
+    tls_world->ranks[tls_rank].activity.store(pack(Activity::running, 0), std::memory_order_release);
+  }
+}
+
+bool wait_poll() {
+  World* w = tls_world;
+  if (w == nullptr) return false;  // not a rank thread: nothing to check against
+  if (w->is_aborted()) w->throw_aborted(tls_rank);
+  // Only ranks that are running or waiting themselves could still write memory. The
+  // acquire loads in blocked_on make everything those ranks wrote before blocking
+  // visible, which is why the caller's final re-read of its condition is conclusive.
+  for (int o = 0; o < w->size; ++o) {
+    if (o != tls_rank && !w->blocked_on(tls_rank, o, false)) return false;
+  }
+  return true;
+}
+
+void wait_deadlock(const void* p, Cmp op, const std::string& value) {
+  World* w = tls_world;
+  std::ostringstream s;
+  s << "iris: deadlock in wait_until(*" << p << " " << cmp_text(op) << " " << value << ") "
+    << where(tls_rank, tls_program) << ": the condition is false and no other rank can change memory any more";
+  if (w == nullptr) throw Error(s.str());
+  for (int o = 0; o < w->size; ++o) {
+    if (o != tls_rank) s << "; " << w->describe_activity(o);
+  }
+  if (w->size == 1) s << " (this is the only rank)";
+  w->fail(s.str());
+}
+
+void begin_program(const DeviceContext& ctx, int program_id) {
+  if (tls_world != nullptr) {
+    if (tls_world->is_aborted()) tls_world->throw_aborted(tls_rank);
+    if (ctx.rank != tls_rank) {
+      throw Error("iris: launch: the DeviceContext of rank " + std::to_string(ctx.rank) +
+                  " is used on the thread of rank " + std::to_string(tls_rank));
+    }
+  }
+  tls_program = program_id;
+}
+
+void end_program() noexcept { tls_program = -1; }
+
+void check_translate(const DeviceContext& ctx, const void* p, int to_rank, const char* file, int line,
+                     int program_id) {
+  check_rank(ctx, to_rank, file, line, program_id);
+  if (!in_heap(ctx, ctx.rank, reinterpret_cast<std::uintptr_t>(p), 1)) {
+    std::ostringstream s;
+    s << "translate to rank " << to_rank << ": pointer " << p
+      << " is not inside this rank's symmetric heap (only local heap pointers can be translated)";
+    report(file, line, ctx, program_id, s.str());
+  }
+}
+
+}  // namespace detail
+
+// ------------------------------------------------------------------ device barrier
+//
+// Centralised sense-free barrier: read the generation, count in; the last rank to
+// arrive resets the count and bumps the generation, the others spin until it changes.
+// The count is an RMW chain (acq_rel), so the last rank has acquired every rank's
+// writes, and its release store of the generation hands them all to the waiters.
+
+void barrier(const DeviceContext& ctx, int program_id) {
+  BarrierState& b = *ctx.barrier;
+  detail::World& w = *b.world;
+  detail::PerRank& me = w.ranks[ctx.rank];
+  const std::uint64_t number = ++me.barriers;
+  detail::ActivityScope blocked(me, detail::Activity::device_barrier, number);
+
+  b.program_ids[ctx.rank].store(program_id, std::memory_order_relaxed);
+  const std::uint64_t gen = b.generation.load(std::memory_order_acquire);
+  if (b.arrived.fetch_add(1, std::memory_order_acq_rel) == ctx.world_size - 1) {
+    for (int r = 0; r < ctx.world_size; ++r) {
+      const int other = b.program_ids[r].load(std::memory_order_relaxed);
+      if (other != program_id) {
+        w.fail("iris: device barrier #" + std::to_string(number) + " mismatch: rank " + std::to_string(ctx.rank) +
+               " arrived from program " + std::to_string(program_id) + ", rank " + std::to_string(r) +
+               " from program " + std::to_string(other) +
+               " (every rank's program instances must call barrier in the same order)");
+      }
+    }
+    b.arrived.store(0, std::memory_order_relaxed);
+    b.generation.store(gen + 1, std::memory_order_release);
+    return;
+  }
+  detail::Backoff backoff;
+  while (b.generation.load(std::memory_order_acquire) == gen) {
+    if (!backoff.pause()) continue;
+    if (w.is_aborted()) w.throw_aborted(ctx.rank);
+    // One rank that cannot arrive any more is enough to deadlock a barrier.
+    for (int o = 0; o < ctx.world_size; ++o) {
+      if (o == ctx.rank || !w.blocked_on(ctx.rank, o, true)) continue;
+      if (b.generation.load(std::memory_order_acquire) != gen) return;  // released meanwhile after all
+      w.fail("iris: deadlock in device barrier #" + std::to_string(number) + " " +
+             detail::where(ctx.rank, program_id) + ": " + w.describe_activity(o));
+    }
+  }
+}
+
+// ------------------------------------------------------------------ checked mode
+
+void check_access(const DeviceContext& ctx, const void* p, std::size_t bytes, const char* file, int line,
+                  int program_id) {
+  const auto addr = reinterpret_cast<std::uintptr_t>(p);
+  for (int r = 0; r < ctx.world_size; ++r) {
+    if (detail::in_heap(ctx, r, addr, bytes)) return;
+  }
+  std::ostringstream s;
+  s << "access of " << bytes << " bytes at " << p << " is outside every rank's symmetric heap";
+  bool explained = false;
+  for (int r = 0; r < ctx.world_size && !explained; ++r) {
+    const auto base = reinterpret_cast<std::uintptr_t>(ctx.heap_bases[r]);
+    if (addr >= base && addr - base < ctx.heap_size) {
+      s << " (it starts at offset " << addr - base << " of rank " << r << "'s heap of " << ctx.heap_size
+        << " bytes and runs past its end)";
+      explained = true;
+    }
+  }
+  if (!explained) {
+    const auto base = reinterpret_cast<std::uintptr_t>(ctx.heap_bases[ctx.rank]);
+    s << " (offset " << static_cast<std::intmax_t>(addr - base) << " from this rank's heap base; heap size "
+      << ctx.heap_size << ")";
+  }
+  detail::report(file, line, ctx, program_id, s.str());
+}
+
+int check_rank(const DeviceContext& ctx, int r, const char* file, int line, int program_id) {
+  if (r < 0 || r >= ctx.world_size) {
+    detail::report(file, line, ctx, program_id,
+                   "rank " + std::to_string(r) + " is out of range [0, " + std::to_string(ctx.world_size) + ")");
+  }
+  return r;
+}
+
+}  // namespace iris

@@ -1,0 +1,271 @@
+// Iris runtime: run_threads, Rank and the host collectives (see world.hpp).
+#include "world.hpp"
+
+#include <sstream>
+#include <thread>
+#include <utility>
+
+namespace iris {
+namespace detail {
+
+thread_local World* tls_world = nullptr;
+thread_local int tls_rank = -1;
+thread_local int tls_program = -1;
+
+std::string CollectiveCall::describe() const {
+  std::ostringstream s;
+  switch (op) {
+    case CollectiveOp::allocate:
+      s << "allocate(" << bytes << " bytes, alignment " << alignment << ")";
+      break;
+    case CollectiveOp::free:
+      if (offset == kNullOffset) {
+        s << "free(nullptr)";
+      } else if (offset == kOutsideHeap) {
+        s << "free(" << pointer << ", not inside its heap)";
+      } else {
+        s << "free(heap offset " << offset << ")";
+      }
+      break;
+    case CollectiveOp::barrier:
+      s << "barrier()";
+      break;
+  }
+  return s.str();
+}
+
+World::World(int size_, std::size_t heap_bytes)
+    : size(size_), heap_size(heap_bytes), ranks(static_cast<std::size_t>(size_)), allocator(heap_bytes) {
+  heaps.reserve(ranks.size());
+  for (int r = 0; r < size; ++r) {
+    heaps.emplace_back(heap_bytes);
+    bases.push_back(heaps.back().base());
+  }
+  device_barrier.world = this;
+  device_barrier.program_ids = std::vector<std::atomic<int>>(ranks.size());
+}
+
+void World::run_rank(int r, const std::function<void(Rank&)>& body) {
+  tls_world = this;
+  tls_rank = r;
+  tls_program = -1;
+  try {
+    Rank rank(this, r);
+    body(rank);
+  } catch (...) {
+    abort(std::current_exception());
+  }
+  // From here on this rank writes no memory: blocked ranks waiting on it may give up.
+  ranks[r].activity.store(pack(Activity::finished, 0), std::memory_order_release);
+  {
+    std::lock_guard lock(mutex);  // so that a rank about to sleep in collective() sees it
+  }
+  cv.notify_all();
+  tls_world = nullptr;
+  tls_rank = -1;
+}
+
+void World::abort(std::exception_ptr e) {
+  {
+    std::lock_guard lock(mutex);
+    if (!first_error) first_error = std::move(e);
+    aborted.store(true, std::memory_order_release);
+  }
+  cv.notify_all();
+}
+
+void World::fail(const std::string& message) {
+  Error error(message);
+  abort(std::make_exception_ptr(error));
+  throw error;
+}
+
+void World::throw_aborted(int r) const {
+  throw Error("iris: rank " + std::to_string(r) + " stopped because another rank failed");
+}
+
+bool World::blocked_on(int me, int other, bool me_in_barrier) const {
+  const std::uint64_t word = ranks[other].activity.load(std::memory_order_acquire);
+  switch (kind_of(word)) {
+    case Activity::finished:
+      return true;
+    case Activity::host_collective:  // waits for a collective call `me` has not made yet
+      return count_of(word) > ranks[me].collectives;
+    case Activity::device_barrier:  // waits for a barrier `me` has not arrived at yet
+      return !me_in_barrier && count_of(word) > ranks[me].barriers;
+    case Activity::running:
+    case Activity::waiting:
+      break;
+  }
+  return false;
+}
+
+std::string World::describe_activity(int r) const {
+  const std::uint64_t word = ranks[r].activity.load(std::memory_order_acquire);
+  const std::string who = "rank " + std::to_string(r);
+  switch (kind_of(word)) {
+    case Activity::finished: return who + " has returned from its body";
+    case Activity::host_collective: return who + " waits in host collective call #" + std::to_string(count_of(word));
+    case Activity::device_barrier: return who + " waits in device barrier #" + std::to_string(count_of(word));
+    case Activity::waiting: return who + " waits in wait_until";
+    case Activity::running: break;
+  }
+  return who + " is running";
+}
+
+std::uint64_t World::collective(int r, const CollectiveCall& call) {
+  PerRank& me = ranks[r];
+  if (is_aborted()) throw_aborted(r);
+  const std::uint64_t seq = ++me.collectives;  // 1-based number of this call
+  me.activity.store(pack(Activity::host_collective, seq), std::memory_order_release);
+  struct BackToRunning {
+    PerRank& me;
+    ~BackToRunning() { me.activity.store(pack(Activity::running, 0), std::memory_order_release); }
+  } back_to_running{me};
+
+  std::unique_lock lock(mutex);
+  if (is_aborted()) {
+    --me.collectives;
+    throw_aborted(r);
+  }
+  me.posted = call;
+  if (++arrived == size) {
+    // Last to arrive: compare everybody's call with rank 0's, then apply it once.
+    arrived = 0;
+    result_error.clear();
+    result_offset = 0;
+    std::string diffs;
+    for (int o = 1; o < size; ++o) {
+      if (!ranks[o].posted.same_as(ranks[0].posted)) {
+        diffs += "; rank " + std::to_string(o) + " called " + ranks[o].posted.describe();
+      }
+    }
+    if (!diffs.empty()) {
+      result_error = "iris: collective call #" + std::to_string(seq) + " differs between ranks: rank 0 called " +
+                     ranks[0].posted.describe() + diffs +
+                     " (every rank must make the same sequence of allocate/free/barrier calls)";
+    } else {
+      try {
+        if (call.op == CollectiveOp::allocate) {
+          result_offset = allocator.allocate(call.bytes, call.alignment);
+        } else if (call.op == CollectiveOp::free && call.offset == CollectiveCall::kOutsideHeap) {
+          std::ostringstream msg;
+          msg << "iris: free: pointer " << call.pointer << " is not inside the symmetric heap";
+          throw Error(msg.str());
+        } else if (call.op == CollectiveOp::free && call.offset != CollectiveCall::kNullOffset) {
+          allocator.free(call.offset);
+        }
+      } catch (const Error& e) {
+        result_error = e.what();
+      }
+    }
+    ++completed;
+    cv.notify_all();
+  } else {
+    // Sleep until the call completes. A rank that returned from its body will never
+    // arrive (nobody else can be waited for here: the call needs everybody).
+    const auto any_gone = [&] {
+      for (int o = 0; o < size; ++o) {
+        if (kind_of(ranks[o].activity.load(std::memory_order_acquire)) == Activity::finished) return true;
+      }
+      return false;
+    };
+    cv.wait(lock, [&] { return completed >= seq || is_aborted() || any_gone(); });
+    if (completed < seq) {
+      // Withdraw the call, then give up (the latter for good: the run is aborted).
+      --arrived;
+      --me.collectives;
+      if (is_aborted()) throw_aborted(r);
+      std::string gone;
+      for (int o = 0; o < size; ++o) {
+        if (kind_of(ranks[o].activity.load(std::memory_order_acquire)) == Activity::finished) {
+          gone += "; " + describe_activity(o);
+        }
+      }
+      lock.unlock();  // fail() takes the lock
+      fail("iris: deadlock: rank " + std::to_string(r) + " waits in collective call #" + std::to_string(seq) +
+           " (" + call.describe() + ") that can never complete" + gone);
+    }
+  }
+  // The result of call #seq stays put until this rank posts call #seq+1.
+  if (!result_error.empty()) throw Error(result_error);
+  return result_offset;
+}
+
+}  // namespace detail
+
+// ------------------------------------------------------------------ Rank
+
+int Rank::world_size() const { return world_->size; }
+std::size_t Rank::heap_size() const { return world_->heap_size; }
+DeviceContext Rank::device_context() const { return world_->context(rank_); }
+char* Rank::heap_base(int r) const { return world_->bases[static_cast<std::size_t>(r)]; }
+
+void* Rank::allocate(std::size_t bytes, std::size_t alignment) {
+  detail::CollectiveCall call;
+  call.op = detail::CollectiveOp::allocate;
+  call.bytes = bytes;
+  call.alignment = alignment;
+  return world_->bases[rank_] + world_->collective(rank_, call);
+}
+
+void Rank::free(void* p) {
+  detail::CollectiveCall call;
+  call.op = detail::CollectiveOp::free;
+  call.pointer = p;
+  const auto addr = reinterpret_cast<std::uintptr_t>(p);
+  const auto base = reinterpret_cast<std::uintptr_t>(world_->bases[rank_]);
+  if (p == nullptr) {
+    call.offset = detail::CollectiveCall::kNullOffset;
+  } else if (addr < base || addr - base >= world_->heap_size) {
+    call.offset = detail::CollectiveCall::kOutsideHeap;
+  } else {
+    call.offset = addr - base;
+  }
+  world_->collective(rank_, call);
+}
+
+void Rank::barrier() {
+  detail::CollectiveCall call;
+  call.op = detail::CollectiveOp::barrier;
+  world_->collective(rank_, call);
+}
+
+std::uintptr_t Rank::heap_offset(const void* p, int to_rank) const {
+  if (to_rank < 0 || to_rank >= world_->size) {
+    throw Error("iris: translate: rank " + std::to_string(to_rank) + " is out of range [0, " +
+                std::to_string(world_->size) + ")");
+  }
+  const auto addr = reinterpret_cast<std::uintptr_t>(p);
+  const auto base = reinterpret_cast<std::uintptr_t>(world_->bases[rank_]);
+  if (addr < base || addr - base >= world_->heap_size) {
+    std::ostringstream s;
+    s << "iris: translate: pointer " << p << " is not inside the symmetric heap of rank " << rank_;
+    throw Error(s.str());
+  }
+  return addr - base;
+}
+
+// ------------------------------------------------------------------ run_threads
+
+void run_threads(int ranks, std::size_t heap_bytes, const std::function<void(Rank&)>& body) {
+  if (ranks < 1) throw Error("iris: run_threads: need at least 1 rank, got " + std::to_string(ranks));
+  if (heap_bytes == 0 || heap_bytes % 4096 != 0) {
+    throw Error("iris: run_threads: heap size must be a positive multiple of 4096 bytes, got " +
+                std::to_string(heap_bytes));
+  }
+  if (!body) throw Error("iris: run_threads: empty body");
+
+  detail::World world(ranks, heap_bytes);
+  std::vector<std::thread> threads;
+  threads.reserve(static_cast<std::size_t>(ranks));
+  try {
+    for (int r = 0; r < ranks; ++r) threads.emplace_back([&world, &body, r] { world.run_rank(r, body); });
+  } catch (...) {
+    world.abort(std::current_exception());  // releases the ranks already started
+  }
+  for (auto& t : threads) t.join();
+  if (world.first_error) std::rethrow_exception(world.first_error);
+}
+
+}  // namespace iris

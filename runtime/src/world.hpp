@@ -1,0 +1,123 @@
+// Iris runtime: the state shared by all ranks of one run_threads call ("the world").
+//
+// Two kinds of synchronisation live here:
+//  * host collectives (allocate, free, host barrier) are a rendezvous under one mutex:
+//    each rank posts its call, the last to arrive compares all calls, applies the
+//    operation once to the shared allocator and publishes the result; the others
+//    sleep on a condition variable. Host calls are rare, so a lock is the simple choice.
+//  * the device barrier and wait_until spin on atomics (no lock on the device path).
+//
+// Failure handling: `aborted` is raised when a rank's body throws (or a fatal error is
+// found); every blocking loop checks it and throws, so nobody hangs. Each rank also
+// publishes what it is doing in `activity`, which lets a blocked rank prove that it
+// can never be released (hang detection, see docs/runtime.md).
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "heap_allocator.hpp"
+#include "heap_memory.hpp"
+#include "iris/host.hpp"
+
+namespace iris {
+
+// The device barrier: a centralised counter barrier with a generation number.
+struct BarrierState {
+  detail::World* world = nullptr;
+  alignas(64) std::atomic<int> arrived{0};
+  alignas(64) std::atomic<std::uint64_t> generation{0};
+  std::vector<std::atomic<int>> program_ids;  // program id each rank arrived with
+};
+
+namespace detail {
+
+// What a rank is doing, packed into one word (kind << 56 | count) so that it can be
+// read atomically. `count` says *which* collective call / device barrier a blocked
+// rank is in, which is what tells a stale state from a real one.
+enum class Activity : std::uint64_t { running = 0, waiting = 1, device_barrier = 2, host_collective = 3, finished = 4 };
+constexpr std::uint64_t pack(Activity a, std::uint64_t count) { return static_cast<std::uint64_t>(a) << 56 | count; }
+constexpr Activity kind_of(std::uint64_t word) { return static_cast<Activity>(word >> 56); }
+constexpr std::uint64_t count_of(std::uint64_t word) { return word & ((std::uint64_t{1} << 56) - 1); }
+
+enum class CollectiveOp { allocate, free, barrier };
+
+struct CollectiveCall {
+  CollectiveOp op = CollectiveOp::barrier;
+  std::size_t bytes = 0;      // allocate
+  std::size_t alignment = 0;  // allocate
+  std::uint64_t offset = 0;   // free: heap offset, kNullOffset or kOutsideHeap
+  const void* pointer = nullptr;  // free: as passed (for messages only; differs per rank)
+
+  static constexpr std::uint64_t kNullOffset = UINT64_MAX;
+  static constexpr std::uint64_t kOutsideHeap = UINT64_MAX - 1;
+
+  bool same_as(const CollectiveCall& o) const {
+    return op == o.op && bytes == o.bytes && alignment == o.alignment && offset == o.offset;
+  }
+  std::string describe() const;
+};
+
+struct alignas(64) PerRank {
+  std::atomic<std::uint64_t> activity{pack(Activity::running, 0)};
+  // Written only by the rank's own thread.
+  std::uint64_t collectives = 0;  // host collective calls entered
+  std::uint64_t barriers = 0;     // device barriers entered
+  CollectiveCall posted;          // guarded by World::mutex
+};
+
+struct World {
+  World(int size, std::size_t heap_bytes);
+
+  // Body of rank r's thread.
+  void run_rank(int r, const std::function<void(Rank&)>& body);
+  // One host collective call of rank r; returns the offset (allocate) or throws.
+  std::uint64_t collective(int r, const CollectiveCall& call);
+
+  // Records e as the run's error (if it is the first), raises the abort flag, wakes sleepers.
+  void abort(std::exception_ptr e);
+  // abort() with an Error that makes the run unrecoverable, then throws it.
+  [[noreturn]] void fail(const std::string& message);
+  [[noreturn]] void throw_aborted(int r) const;
+  bool is_aborted() const { return aborted.load(std::memory_order_acquire); }
+
+  // Hang detection: is rank `other` blocked until `me` does something it has not done
+  // yet? `me` must be the calling rank (its own counters are read without atomics).
+  bool blocked_on(int me, int other, bool me_in_barrier) const;
+  std::string describe_activity(int r) const;
+
+  DeviceContext context(int r) { return {bases.data(), heap_size, r, size, &device_barrier}; }
+
+  const int size;
+  const std::size_t heap_size;
+  std::vector<HeapMemory> heaps;
+  std::vector<char*> bases;
+  std::vector<PerRank> ranks;
+  BarrierState device_barrier;
+  std::atomic<bool> aborted{false};
+
+  std::mutex mutex;  // guards everything below, and PerRank::posted
+  std::condition_variable cv;
+  int arrived = 0;               // ranks posted in the collective now gathering
+  std::uint64_t completed = 0;   // collective calls completed so far
+  std::uint64_t result_offset = 0;
+  std::string result_error;      // empty if the last collective succeeded
+  HeapAllocator allocator;
+  std::exception_ptr first_error;
+};
+
+// The world and rank of the calling thread (null / -1 outside run_threads), and the
+// program instance it runs (-1 outside launch). Lets wait_until, which gets no
+// DeviceContext, find the world.
+extern thread_local World* tls_world;
+extern thread_local int tls_rank;
+extern thread_local int tls_program;
+
+}  // namespace detail
+}  // namespace iris

@@ -1,0 +1,489 @@
+// Iris runtime, GPU backend: heaps in device memory, Rank, and run_threads (ranks as
+// threads of this process, placed round-robin on the visible GPUs). See world_gpu.hpp.
+#include "world_gpu.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <sstream>
+#include <thread>
+#include <utility>
+
+namespace iris {
+namespace detail {
+namespace {
+
+// Kernels of different ranks wait for each other, so they must be able to run at
+// the same time. With lazy module loading (the default since CUDA 12.2) the first
+// launch of a kernel may wait for the kernels that are running: a rank whose kernel
+// waits for another rank's kernel that has not been loaded yet would deadlock. So
+// modules are loaded eagerly, unless the user has chosen otherwise. The setting is
+// read when the driver starts, hence a static initialiser (it runs before main,
+// before the program's first CUDA call).
+const bool eager_module_loading = [] {
+  setenv("CUDA_MODULE_LOADING", "EAGER", 0);
+  setenv("HIP_ENABLE_DEFERRED_LOADING", "0", 0);
+  return true;
+}();
+
+}  // namespace
+
+// ------------------------------------------------------------------ errors
+
+void hip_fail(const char* call, hipError_t error, int rank, int device) {
+  std::ostringstream s;
+  s << "iris: " << call << " failed";
+  if (rank >= 0) s << " on rank " << rank;
+  if (device >= 0) s << " (GPU " << device << ")";
+  s << ": " << hipGetErrorName(error) << ": " << hipGetErrorString(error);
+  throw Error(s.str());
+}
+
+int device_count(const char* who) {
+  int count = 0;
+  const hipError_t e = hipGetDeviceCount(&count);
+  if (e != hipSuccess || count < 1) {
+    std::string why = e != hipSuccess ? std::string(hipGetErrorName(e)) + ": " + hipGetErrorString(e)
+                                      : std::string("no device is visible");
+    throw Error(std::string("iris: ") + who + ": no usable GPU (hipGetDeviceCount: " + why +
+                "; check the driver and CUDA_VISIBLE_DEVICES / HIP_VISIBLE_DEVICES)");
+  }
+  return count;
+}
+
+DeviceGuard::DeviceGuard(int device, int rank) {
+  if (hipGetDevice(&previous_) != hipSuccess) previous_ = -1;
+  IRIS_HIP(rank, device, hipSetDevice(device));
+}
+
+DeviceGuard::~DeviceGuard() {
+  if (previous_ >= 0) (void)hipSetDevice(previous_);
+}
+
+// ------------------------------------------------------------------ collectives
+
+std::string CollectiveCall::describe() const {
+  std::ostringstream s;
+  switch (op) {
+    case CollectiveOp::allocate:
+      s << "allocate(" << bytes << " bytes, alignment " << alignment << ")";
+      break;
+    case CollectiveOp::free:
+      if (offset == kNullOffset) {
+        s << "free(nullptr)";
+      } else if (offset == kOutsideHeap) {
+        if (pointer != nullptr) s << "free(" << pointer << ", not inside its heap)";
+        else s << "free(a pointer not inside its heap)";
+      } else {
+        s << "free(heap offset " << offset << ")";
+      }
+      break;
+    case CollectiveOp::barrier:
+      s << "barrier()";
+      break;
+  }
+  return s.str();
+}
+
+std::string compare_calls(std::uint64_t seq, const std::vector<CollectiveCall>& calls) {
+  std::string diffs;
+  for (std::size_t o = 1; o < calls.size(); ++o) {
+    if (!calls[o].same_as(calls[0])) diffs += "; rank " + std::to_string(o) + " called " + calls[o].describe();
+  }
+  if (diffs.empty()) return diffs;
+  return "iris: collective call #" + std::to_string(seq) + " differs between ranks: rank 0 called " +
+         calls[0].describe() + diffs + " (every rank must make the same sequence of allocate/free/barrier calls)";
+}
+
+std::uint64_t apply_call(HeapAllocator& allocator, const CollectiveCall& call) {
+  if (call.op == CollectiveOp::allocate) return allocator.allocate(call.bytes, call.alignment);
+  if (call.op == CollectiveOp::free && call.offset == CollectiveCall::kOutsideHeap) {
+    std::ostringstream msg;
+    msg << "iris: free: pointer " << call.pointer << " is not inside the symmetric heap";
+    throw Error(msg.str());
+  }
+  if (call.op == CollectiveOp::free && call.offset != CollectiveCall::kNullOffset) allocator.free(call.offset);
+  return 0;
+}
+
+// ------------------------------------------------------------------ world
+
+World::World(int size_, std::size_t heap_bytes)
+    : size(size_), heap_size(heap_bytes), bases(static_cast<std::size_t>(size_), nullptr) {
+  locals_.resize(static_cast<std::size_t>(size_));
+}
+
+void World::throw_aborted(int r) const {
+  throw Error("iris: rank " + std::to_string(r) + " stopped because another rank failed");
+}
+
+void World::create_heap(GpuRank& g) {
+  constexpr std::size_t align = HeapAllocator::kMaxAlignment;
+  if (heap_size > SIZE_MAX - kRuntimeAreaBytes - align) {
+    throw Error("iris: cannot allocate a symmetric heap of " + std::to_string(heap_size) + " bytes: too large");
+  }
+  const std::size_t bytes = heap_size + kRuntimeAreaBytes + align;
+  void* p = nullptr;
+  const hipError_t e = hipMalloc(&p, bytes);
+  if (e != hipSuccess) {
+    std::size_t free_bytes = 0, total_bytes = 0;
+    (void)hipGetLastError();
+    (void)hipMemGetInfo(&free_bytes, &total_bytes);
+    throw Error("iris: cannot allocate the symmetric heap of rank " + std::to_string(g.rank) + " (" +
+                std::to_string(heap_size) + " bytes and a runtime area of " + std::to_string(kRuntimeAreaBytes) +
+                " bytes) on GPU " + std::to_string(g.device) + ": hipMalloc: " + hipGetErrorName(e) + ": " +
+                hipGetErrorString(e) + " (" + std::to_string(free_bytes) + " of " + std::to_string(total_bytes) +
+                " bytes free on the GPU)");
+  }
+  g.allocation = static_cast<char*>(p);
+  const auto addr = reinterpret_cast<std::uintptr_t>(p);
+  g.base = g.allocation + ((addr + align - 1) / align * align - addr);
+  // A fresh heap reads as zero, as on the CPU; the runtime area must start zeroed.
+  IRIS_HIP(g.rank, g.device, hipMemset(g.base, 0, heap_size + kRuntimeAreaBytes));
+  void* report = nullptr;
+  IRIS_HIP(g.rank, g.device, hipHostMalloc(&report, sizeof(ErrorReport), hipHostMallocMapped | hipHostMallocPortable));
+  std::memset(report, 0, sizeof(ErrorReport));
+  g.report = static_cast<ErrorReport*>(report);
+  void* table = nullptr;
+  IRIS_HIP(g.rank, g.device, hipMalloc(&table, sizeof(char*) * static_cast<std::size_t>(size)));
+  g.device_bases = static_cast<char**>(table);
+}
+
+void World::publish(GpuRank& g) {
+  IRIS_HIP(g.rank, g.device,
+           hipMemcpy(g.device_bases, bases.data(), sizeof(char*) * bases.size(), hipMemcpyHostToDevice));
+  void* device_report = nullptr;
+  IRIS_HIP(g.rank, g.device, hipHostGetDevicePointer(&device_report, g.report, 0));
+  auto* area = reinterpret_cast<BarrierState*>(g.base + heap_size);
+  ErrorReport* value = static_cast<ErrorReport*>(device_report);
+  IRIS_HIP(g.rank, g.device, hipMemcpy(&area->report, &value, sizeof value, hipMemcpyHostToDevice));
+  IRIS_HIP(g.rank, g.device, hipDeviceSynchronize());
+}
+
+void World::release(GpuRank& g) {
+  if (g.device >= 0) (void)hipSetDevice(g.device);
+  if (g.device_bases != nullptr) (void)hipFree(g.device_bases);
+  if (g.allocation != nullptr) (void)hipFree(g.allocation);
+  if (g.report != nullptr) (void)hipHostFree(g.report);
+  g.device_bases = nullptr;
+  g.allocation = nullptr;
+  g.base = nullptr;
+  g.report = nullptr;
+}
+
+DeviceContext World::context(int r) const {
+  const GpuRank& g = local(r);
+  return {g.device_bases, heap_size, r, size, reinterpret_cast<BarrierState*>(g.base + heap_size)};
+}
+
+void World::device_failed(int r, const char* call, hipError_t error) {
+  const GpuRank& g = local(r);
+  std::ostringstream s;
+  s << "iris: a kernel of rank " << r << " (GPU " << g.device << ") failed: " << call << ": "
+    << hipGetErrorName(error) << ": " << hipGetErrorString(error);
+  // Checked mode left its message in host memory, which stays readable after a trap.
+  std::string reports;
+  for (const auto& l : locals_) {
+    if (l == nullptr || l->report == nullptr) continue;
+    const unsigned length = l->report->length;
+    if (length == 0) continue;
+    reports += reports.empty() ? "" : "; ";
+    reports.append(l->report->text, std::min<std::size_t>(length, ErrorReport::kCapacity - 1));
+  }
+  if (!reports.empty()) s << " -- checked mode: " << reports;
+  throw Error(s.str());
+}
+
+void World::sync_device(int r) {
+  // Poll rather than block, so that a rank whose kernels wait for a failed rank
+  // can still be released by the abort flag.
+  for (int round = 0;; ++round) {
+    const hipError_t e = hipStreamQuery(hipStreamPerThread);
+    if (e == hipSuccess) break;
+    if (e != hipErrorNotReady) device_failed(r, "hipStreamQuery(rank stream)", e);
+    if (is_aborted()) throw_aborted(r);
+    if (round < 100) std::this_thread::yield();
+    else std::this_thread::sleep_for(std::chrono::microseconds(round < 10000 ? 20 : 200));
+  }
+  // Work on other streams of the rank (streams passed to launch).
+  const hipError_t e = hipDeviceSynchronize();
+  if (e != hipSuccess) device_failed(r, "hipDeviceSynchronize", e);
+}
+
+namespace {
+
+// ------------------------------------------------------------------ threads mode
+
+class ThreadsWorld final : public World {
+ public:
+  ThreadsWorld(int size, std::size_t heap_bytes);
+  ~ThreadsWorld() override;
+
+  void run_rank(int r, const std::function<void(Rank&)>& body);
+  std::uint64_t collective(int r, const CollectiveCall& call) override;
+  bool is_aborted() const override { return aborted_.load(std::memory_order_acquire); }
+  void abort(std::exception_ptr e) override;
+  // Waits for every GPU (after the rank threads are joined).
+  void finish();
+
+  std::exception_ptr first_error;
+
+ private:
+  struct PerRank {
+    std::atomic<bool> finished{false};
+    std::uint64_t collectives = 0;  // written by the rank's thread only
+    CollectiveCall posted;          // guarded by mutex_
+  };
+
+  std::atomic<bool> aborted_{false};
+  std::vector<PerRank> ranks_;
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  int arrived_ = 0;
+  std::uint64_t completed_ = 0;
+  std::uint64_t result_offset_ = 0;
+  std::string result_error_;
+  HeapAllocator allocator_;
+};
+
+ThreadsWorld::ThreadsWorld(int size_, std::size_t heap_bytes)
+    : World(size_, heap_bytes), ranks_(static_cast<std::size_t>(size_)), allocator_(heap_bytes) {
+  const int devices = device_count("run_threads");
+  const int used = size < devices ? size : devices;
+  try {
+    // Heaps, round-robin over the GPUs (several ranks may share one).
+    for (int r = 0; r < size; ++r) {
+      auto g = std::make_unique<GpuRank>();
+      g->rank = r;
+      g->device = r % devices;
+      GpuRank& ref = *g;
+      locals_[static_cast<std::size_t>(r)] = std::move(g);
+      DeviceGuard on(ref.device, r);
+      create_heap(ref);
+      bases[static_cast<std::size_t>(r)] = ref.base;
+    }
+    // Every GPU in use must reach every other one's memory.
+    for (int a = 0; a < used; ++a) {
+      DeviceGuard on(a, -1);
+      for (int b = 0; b < used; ++b) {
+        if (a == b) continue;
+        int can = 0;
+        IRIS_HIP(-1, a, hipDeviceCanAccessPeer(&can, a, b));
+        if (can == 0) {
+          throw Error("iris: run_threads: GPU " + std::to_string(a) + " cannot access the memory of GPU " +
+                      std::to_string(b) + " (no peer access); run fewer ranks than GPUs or select GPUs with "
+                      "peer access (CUDA_VISIBLE_DEVICES)");
+        }
+        const hipError_t e = hipDeviceEnablePeerAccess(b, 0);
+        if (e == hipErrorPeerAccessAlreadyEnabled) {
+          (void)hipGetLastError();  // not an error here: a previous world enabled it
+        } else if (e != hipSuccess) {
+          hip_fail(("hipDeviceEnablePeerAccess(" + std::to_string(b) + ", 0)").c_str(), e, -1, a);
+        }
+      }
+    }
+    for (int r = 0; r < size; ++r) {
+      GpuRank& g = local(r);
+      DeviceGuard on(g.device, r);
+      publish(g);
+    }
+  } catch (...) {
+    for (auto& g : locals_) {
+      if (g != nullptr) release(*g);
+    }
+    throw;
+  }
+}
+
+ThreadsWorld::~ThreadsWorld() {
+  // After an abort, kernels of the surviving ranks may still spin (waiting for a
+  // rank that failed); hipFree would wait for them. The memory then goes with the
+  // process.
+  if (is_aborted()) return;
+  for (auto& g : locals_) {
+    if (g != nullptr) release(*g);
+  }
+}
+
+void ThreadsWorld::run_rank(int r, const std::function<void(Rank&)>& body) {
+  try {
+    IRIS_HIP(r, local(r).device, hipSetDevice(local(r).device));
+    Rank rank = make_rank(r);
+    body(rank);
+    sync_device(r);  // kernels still running belong to the rank: report their failure here
+  } catch (...) {
+    abort(std::current_exception());
+  }
+  ranks_[static_cast<std::size_t>(r)].finished.store(true, std::memory_order_release);
+  {
+    std::lock_guard lock(mutex_);  // so that a rank about to sleep in collective() sees it
+  }
+  cv_.notify_all();
+}
+
+void ThreadsWorld::abort(std::exception_ptr e) {
+  {
+    std::lock_guard lock(mutex_);
+    if (!first_error) first_error = std::move(e);
+    aborted_.store(true, std::memory_order_release);
+  }
+  cv_.notify_all();
+}
+
+void ThreadsWorld::finish() {
+  if (is_aborted()) return;
+  // Ranks are placed round-robin, so rank d is the first rank on GPU d.
+  for (int d = 0; d < size; ++d) {
+    const GpuRank& g = local(d);
+    if (g.device != d) break;
+    DeviceGuard on(g.device, -1);
+    const hipError_t e = hipDeviceSynchronize();
+    if (e != hipSuccess) {
+      try {
+        device_failed(d, "hipDeviceSynchronize at the end of run_threads", e);
+      } catch (...) {
+        abort(std::current_exception());
+      }
+    }
+  }
+}
+
+std::uint64_t ThreadsWorld::collective(int r, const CollectiveCall& call) {
+  PerRank& me = ranks_[static_cast<std::size_t>(r)];
+  if (is_aborted()) throw_aborted(r);
+  const std::uint64_t seq = ++me.collectives;
+
+  std::unique_lock lock(mutex_);
+  if (is_aborted()) {
+    --me.collectives;
+    throw_aborted(r);
+  }
+  me.posted = call;
+  if (++arrived_ == size) {
+    // Last to arrive: compare everybody's call with rank 0's, then apply it once.
+    arrived_ = 0;
+    result_offset_ = 0;
+    std::vector<CollectiveCall> calls;
+    calls.reserve(ranks_.size());
+    for (const PerRank& p : ranks_) calls.push_back(p.posted);
+    result_error_ = compare_calls(seq, calls);
+    if (result_error_.empty()) {
+      try {
+        result_offset_ = apply_call(allocator_, call);
+      } catch (const Error& e) {
+        result_error_ = e.what();
+      }
+    }
+    ++completed_;
+    cv_.notify_all();
+  } else {
+    // Sleep until the call completes. A rank that returned from its body will never arrive.
+    const auto any_gone = [&] {
+      for (const PerRank& p : ranks_) {
+        if (p.finished.load(std::memory_order_acquire)) return true;
+      }
+      return false;
+    };
+    cv_.wait(lock, [&] { return completed_ >= seq || is_aborted() || any_gone(); });
+    if (completed_ < seq) {
+      --arrived_;
+      --me.collectives;
+      if (is_aborted()) throw_aborted(r);
+      std::string gone;
+      for (int o = 0; o < size; ++o) {
+        if (ranks_[static_cast<std::size_t>(o)].finished.load(std::memory_order_acquire)) {
+          gone += "; rank " + std::to_string(o) + " has returned from its body";
+        }
+      }
+      lock.unlock();
+      Error error("iris: deadlock: rank " + std::to_string(r) + " waits in collective call #" +
+                  std::to_string(seq) + " (" + call.describe() + ") that can never complete" + gone);
+      abort(std::make_exception_ptr(error));
+      throw error;
+    }
+  }
+  if (!result_error_.empty()) throw Error(result_error_);
+  return result_offset_;
+}
+
+}  // namespace
+}  // namespace detail
+
+// ------------------------------------------------------------------ Rank
+
+int Rank::world_size() const { return world_->size; }
+std::size_t Rank::heap_size() const { return world_->heap_size; }
+DeviceContext Rank::device_context() const { return world_->context(rank_); }
+char* Rank::heap_base(int r) const { return world_->bases[static_cast<std::size_t>(r)]; }
+
+void* Rank::allocate(std::size_t bytes, std::size_t alignment) {
+  detail::CollectiveCall call;
+  call.op = detail::CollectiveOp::allocate;
+  call.bytes = bytes;
+  call.alignment = alignment;
+  return world_->bases[static_cast<std::size_t>(rank_)] + world_->collective(rank_, call);
+}
+
+void Rank::free(void* p) {
+  detail::CollectiveCall call;
+  call.op = detail::CollectiveOp::free;
+  call.pointer = p;
+  const auto addr = reinterpret_cast<std::uintptr_t>(p);
+  const auto base = reinterpret_cast<std::uintptr_t>(world_->bases[static_cast<std::size_t>(rank_)]);
+  if (p == nullptr) {
+    call.offset = detail::CollectiveCall::kNullOffset;
+  } else if (addr < base || addr - base >= world_->heap_size) {
+    call.offset = detail::CollectiveCall::kOutsideHeap;
+  } else {
+    call.offset = addr - base;
+  }
+  world_->collective(rank_, call);
+}
+
+void Rank::barrier() {
+  world_->sync_device(rank_);  // kernels launched before the barrier are complete after it
+  detail::CollectiveCall call;
+  call.op = detail::CollectiveOp::barrier;
+  world_->collective(rank_, call);
+}
+
+std::uintptr_t Rank::heap_offset(const void* p, int to_rank) const {
+  if (to_rank < 0 || to_rank >= world_->size) {
+    throw Error("iris: translate: rank " + std::to_string(to_rank) + " is out of range [0, " +
+                std::to_string(world_->size) + ")");
+  }
+  const auto addr = reinterpret_cast<std::uintptr_t>(p);
+  const auto base = reinterpret_cast<std::uintptr_t>(world_->bases[static_cast<std::size_t>(rank_)]);
+  if (addr < base || addr - base >= world_->heap_size) {
+    std::ostringstream s;
+    s << "iris: translate: pointer " << p << " is not inside the symmetric heap of rank " << rank_;
+    throw Error(s.str());
+  }
+  return addr - base;
+}
+
+// ------------------------------------------------------------------ run_threads
+
+void run_threads(int ranks, std::size_t heap_bytes, const std::function<void(Rank&)>& body) {
+  if (ranks < 1) throw Error("iris: run_threads: need at least 1 rank, got " + std::to_string(ranks));
+  if (heap_bytes == 0 || heap_bytes % 4096 != 0) {
+    throw Error("iris: run_threads: heap size must be a positive multiple of 4096 bytes, got " +
+                std::to_string(heap_bytes));
+  }
+  if (!body) throw Error("iris: run_threads: empty body");
+
+  detail::ThreadsWorld world(ranks, heap_bytes);
+  std::vector<std::thread> threads;
+  threads.reserve(static_cast<std::size_t>(ranks));
+  try {
+    for (int r = 0; r < ranks; ++r) threads.emplace_back([&world, &body, r] { world.run_rank(r, body); });
+  } catch (...) {
+    world.abort(std::current_exception());
+  }
+  for (auto& t : threads) t.join();
+  world.finish();
+  if (world.first_error) std::rethrow_exception(world.first_error);
+}
+
+}  // namespace iris

@@ -1,0 +1,139 @@
+// Iris runtime, GPU backend: the world of one run_threads or run_mpi call.
+//
+// The host API (Rank) is the same as on the CPU; what differs:
+//  * heaps are device memory (hipMalloc on the rank's GPU), each followed by the
+//    runtime area of device_gpu.hpp (device barrier counters, checked-mode report);
+//  * DeviceContext::heap_bases is a device copy of the base table (one per rank);
+//    the host keeps its own copy for Rank::translate;
+//  * Rank::barrier() first waits for the rank's device work, then meets the others;
+//  * two ways to start: run_threads (ranks are threads of this process, round-robin
+//    on the visible GPUs, one shared allocator behind a lock, like the CPU backend)
+//    and run_mpi (one process per rank; collectives are MPI_Allgather calls and every
+//    process runs its own copy of the allocator through the same sequence of calls).
+//
+// world.cpp (the CPU world) cannot be reused as is: it allocates all heaps on one
+// thread without a device, publishes a host base table to kernels, and its device
+// barrier and hang detection are host code. The collective rendezvous below follows
+// it closely, with the same messages. heap_allocator.cpp is shared unchanged.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "heap_allocator.hpp"
+#include "iris/device_gpu.hpp"
+#include "iris/host.hpp"
+
+namespace iris::detail {
+
+// Throws iris::Error "iris: <call> failed on rank R (GPU d): <name>: <text>".
+[[noreturn]] void hip_fail(const char* call, hipError_t error, int rank, int device);
+
+// Checks a HIP call made for rank `rank` on GPU `device`; the message names the call.
+#define IRIS_HIP(rank, device, call)                                                \
+  do {                                                                              \
+    const hipError_t iris_hip_error_ = (call);                                      \
+    if (iris_hip_error_ != hipSuccess) {                                            \
+      ::iris::detail::hip_fail(#call, iris_hip_error_, (rank), (device));           \
+    }                                                                               \
+  } while (0)
+
+enum class CollectiveOp : std::uint64_t { allocate, free, barrier };
+
+struct CollectiveCall {
+  CollectiveOp op = CollectiveOp::barrier;
+  std::uint64_t bytes = 0;        // allocate
+  std::uint64_t alignment = 0;    // allocate
+  std::uint64_t offset = 0;       // free: heap offset, kNullOffset or kOutsideHeap
+  const void* pointer = nullptr;  // free: as passed (messages only; not sent between processes)
+
+  static constexpr std::uint64_t kNullOffset = UINT64_MAX;
+  static constexpr std::uint64_t kOutsideHeap = UINT64_MAX - 1;
+
+  bool same_as(const CollectiveCall& o) const {
+    return op == o.op && bytes == o.bytes && alignment == o.alignment && offset == o.offset;
+  }
+  std::string describe() const;
+};
+
+// "collective call #N differs between ranks: rank 0 called ...; rank 2 called ..."
+// for calls[r] of every rank, or "" if they agree.
+std::string compare_calls(std::uint64_t seq, const std::vector<CollectiveCall>& calls);
+
+// Applies an agreed call to the allocator; returns the offset (allocate) or throws.
+std::uint64_t apply_call(HeapAllocator& allocator, const CollectiveCall& call);
+
+// Device resources of one rank hosted by this process.
+struct GpuRank {
+  int rank = -1;
+  int device = -1;
+  char* allocation = nullptr;     // from hipMalloc: heap + runtime area + alignment slack
+  char* base = nullptr;           // heap base, aligned to HeapAllocator::kMaxAlignment
+  char** device_bases = nullptr;  // device copy of the heap base table
+  ErrorReport* report = nullptr;  // host-mapped checked-mode report buffer
+};
+
+struct World {
+  World(int size, std::size_t heap_bytes);
+  virtual ~World() = default;
+  World(const World&) = delete;
+  World& operator=(const World&) = delete;
+
+  // One host collective call of rank r; returns the offset (allocate) or throws.
+  virtual std::uint64_t collective(int r, const CollectiveCall& call) = 0;
+  virtual bool is_aborted() const { return false; }
+  [[noreturn]] void throw_aborted(int r) const;
+  // Records a fatal error of rank r (threads mode: raises the abort flag).
+  virtual void abort(std::exception_ptr) {}
+
+  // Waits until rank r's device work is done: polls the rank's stream (so that an
+  // abort can release it), then synchronises the device. Throws if a kernel failed.
+  void sync_device(int r);
+  // Throws the Error for a failed device call of rank r, with the checked-mode
+  // reports of the ranks of this process.
+  [[noreturn]] void device_failed(int r, const char* call, hipError_t error);
+
+  DeviceContext context(int r) const;
+  // The Rank object handed to the body (Rank's constructor is for World only).
+  Rank make_rank(int r) { return Rank(this, r); }
+  GpuRank& local(int r) { return *locals_[static_cast<std::size_t>(r)]; }
+  const GpuRank& local(int r) const { return *locals_[static_cast<std::size_t>(r)]; }
+
+  // Allocates rank r's heap on `device` (current device set here), zeroes heap and
+  // runtime area, and creates its report buffer. Does not fill the base tables.
+  void create_heap(GpuRank& g);
+  // Once bases[] is complete: the device base table and the runtime area's report
+  // pointer of a local rank.
+  void publish(GpuRank& g);
+  // Frees a local rank's device resources (errors ignored: used on teardown).
+  static void release(GpuRank& g);
+
+  const int size;
+  const std::size_t heap_size;
+  std::vector<char*> bases;  // heap base of every rank, as addressed from this process
+  std::vector<std::unique_ptr<GpuRank>> locals_;  // by rank; null for ranks of other processes
+};
+
+// Sets the calling thread's current device for its lifetime, then restores it.
+class DeviceGuard {
+ public:
+  explicit DeviceGuard(int device, int rank);
+  ~DeviceGuard();
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+
+ private:
+  int previous_ = -1;
+};
+
+// Number of visible GPUs; throws "<who>: no usable GPU ..." if there is none.
+int device_count(const char* who);
+
+}  // namespace iris::detail

@@ -1,0 +1,3 @@
+// Iris runtime unit tests: doctest's main.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>

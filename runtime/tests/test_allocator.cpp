@@ -1,0 +1,266 @@
+// Tests of the symmetric-heap allocator: directly (offsets) and through run_threads
+// (collective behaviour: same offsets on every rank, mismatch detection, errors).
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "heap_allocator.hpp"
+#include "iris/host.hpp"
+#include "test_util.hpp"
+
+using iris::detail::HeapAllocator;
+
+namespace {
+constexpr std::size_t KiB = 1024;
+constexpr std::size_t MiB = 1024 * KiB;
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const iris::Error& e) {
+    return e.what();
+  }
+  return "<no iris::Error>";
+}
+}  // namespace
+
+TEST_CASE("allocator: first fit with 256-byte granularity and alignment") {
+  HeapAllocator a(1 * MiB);
+  CHECK(a.allocate(1, 256) == 0);
+  CHECK(a.allocate(256, 256) == 256);
+  CHECK(a.allocate(257, 256) == 512);    // rounded up to 512 bytes: [512, 1024)
+  CHECK(a.allocate(0, 256) == 1024);     // zero bytes still gets its own block
+  CHECK(a.allocate(10, 4096) == 4096);   // first multiple of 4096 that is free
+  CHECK(a.allocate(10, 16) == 1280);     // alignment 16 raised to 256; fills the gap left before 4096
+  CHECK(a.allocate(300, 2 * MiB / 4) == 512 * KiB);
+  CHECK(a.allocated_blocks() == 7);
+  // 256 + 256 + 512 + 256 + 256 + 256 + 512 bytes are in use.
+  CHECK(a.free_total() == 1 * MiB - 2304);
+}
+
+TEST_CASE("allocator: freed blocks are reused, first fit picks the lowest") {
+  HeapAllocator a(64 * KiB);
+  const std::size_t x = a.allocate(1000, 256);  // [0, 1024)
+  const std::size_t y = a.allocate(1000, 256);  // [1024, 2048)
+  const std::size_t z = a.allocate(1000, 256);  // [2048, 3072)
+  CHECK(x == 0);
+  CHECK(y == 1024);
+  CHECK(z == 2048);
+  a.free(y);
+  CHECK(a.allocate(512, 256) == 1024);  // into y's hole
+  CHECK(a.allocate(512, 256) == 1536);  // the rest of the hole
+  CHECK(a.allocate(512, 256) == 3072);  // hole full: after z
+  a.free(x);
+  CHECK(a.allocate(1024, 1024) == 0);
+}
+
+TEST_CASE("allocator: coalescing of neighbours on both sides") {
+  HeapAllocator a(4096);
+  std::vector<std::size_t> blocks;
+  for (int i = 0; i < 16; ++i) blocks.push_back(a.allocate(256, 256));
+  for (int i = 0; i < 16; ++i) CHECK(blocks[i] == static_cast<std::size_t>(i) * 256);
+  CHECK(a.free_total() == 0);
+  CHECK_THROWS_AS(a.allocate(1, 256), iris::Error);
+
+  a.free(256);  // [256, 512)
+  a.free(768);  // [768, 1024): not adjacent yet
+  CHECK(a.largest_free() == 256);
+  a.free(512);  // joins both: [256, 1024)
+  CHECK(a.largest_free() == 768);
+  CHECK(a.free_total() == 768);
+  CHECK(a.allocate(768, 256) == 256);
+
+  a.free(0);
+  a.free(256);  // the 768-byte block
+  for (int i = 4; i < 16; ++i) a.free(static_cast<std::size_t>(i) * 256);
+  CHECK(a.largest_free() == 4096);  // everything merged back into one block
+  CHECK(a.allocated_blocks() == 0);
+  CHECK(a.allocate(4096, 256) == 0);
+}
+
+TEST_CASE("allocator: out-of-memory message names request, heap size, free total and largest block") {
+  HeapAllocator a(1 * MiB);
+  CHECK(a.allocate(600 * KiB, 256) == 0);
+  const std::string msg = error_of([&] { a.allocate(600 * KiB, 256); });
+  CHECK(contains(msg, "cannot allocate 614400 bytes"));
+  CHECK(contains(msg, "heap size 1048576 bytes"));
+  CHECK(contains(msg, "434176 bytes free in total"));  // 1 MiB - 600 KiB
+  CHECK(contains(msg, "largest free block 434176 bytes"));
+
+  HeapAllocator f(4096);  // fragmented: 3 free blocks of 256, none adjacent
+  for (int i = 0; i < 16; ++i) f.allocate(256, 256);
+  f.free(0);
+  f.free(1024);
+  f.free(2048);
+  const std::string frag = error_of([&] { f.allocate(512, 256); });
+  CHECK(contains(frag, "768 bytes free in total"));
+  CHECK(contains(frag, "largest free block 256 bytes"));
+
+  CHECK(contains(error_of([&] { HeapAllocator(4096).allocate(SIZE_MAX, 256); }), std::to_string(SIZE_MAX)));
+}
+
+TEST_CASE("allocator: bad alignment and bad free") {
+  HeapAllocator a(1 * MiB);
+  CHECK(contains(error_of([&] { a.allocate(64, 0); }), "alignment 0 is not a power of two"));
+  CHECK(contains(error_of([&] { a.allocate(64, 100); }), "alignment 100 is not a power of two"));
+  CHECK(contains(error_of([&] { a.allocate(64, 4 * MiB); }), "exceeds"));
+  CHECK(a.allocated_blocks() == 0);  // failed calls changed nothing
+
+  const std::size_t p = a.allocate(512, 256);
+  CHECK(contains(error_of([&] { a.free(p + 256); }), "not the start of an allocated block"));
+  a.free(p);
+  CHECK(contains(error_of([&] { a.free(p); }), "not the start of an allocated block"));  // double free
+}
+
+TEST_CASE("allocate: same offsets on every rank, aligned addresses, reuse") {
+  for (int n : {1, 2, 4, 8}) {
+    CAPTURE(n);
+    std::vector<std::vector<std::uintptr_t>> offsets(n);
+    std::vector<int> aligned(n, 0);
+    iris::run_threads(n, 1 * MiB, [&](iris::Rank& r) {
+      const auto base = reinterpret_cast<std::uintptr_t>(r.device_context().heap_bases[r.rank()]);
+      void* a = r.allocate(100);          // [0, 256)
+      void* b = r.allocate(1000, 1024);   // [1024, 2048)
+      double* c = r.allocate<double>(3);  // 24 bytes -> [256, 512)
+      r.free(a);
+      void* d = r.allocate(200);          // reuses a's block at 0
+      for (void* p : {a, b, static_cast<void*>(c), d}) {
+        offsets[r.rank()].push_back(reinterpret_cast<std::uintptr_t>(p) - base);
+      }
+      aligned[r.rank()] = reinterpret_cast<std::uintptr_t>(b) % 1024 == 0 &&
+                          reinterpret_cast<std::uintptr_t>(c) % 256 == 0;
+    });
+    const std::vector<std::uintptr_t> expected = {0, 1024, 256, 0};
+    for (int r = 0; r < n; ++r) {
+      CHECK(offsets[r] == expected);
+      CHECK(aligned[r] == 1);
+    }
+  }
+}
+
+TEST_CASE("allocate: default-sized 1 GiB heaps on 8 ranks are reserved lazily") {
+  constexpr std::size_t GiB = 1024 * MiB;
+  std::vector<int> seen(8, -1);
+  iris::run_threads(8, GiB, [&](iris::Rank& r) {
+    char* big = static_cast<char*>(r.allocate(GiB - 4096));
+    char* last = static_cast<char*>(r.allocate(4096));  // the heap's last page
+    const int next = (r.rank() + 1) % 8;
+    r.translate(last, next)[4095] = static_cast<char>(10 + r.rank());  // touches one page of rank `next`
+    big[0] = 1;
+    r.barrier();
+    seen[r.rank()] = last[4095];
+  });
+  for (int r = 0; r < 8; ++r) CHECK(seen[r] == 10 + (r + 7) % 8);
+}
+
+TEST_CASE("allocate: errors are reported on every rank and leave the heap usable") {
+  std::vector<std::string> oom(2), align(2);
+  std::vector<std::uintptr_t> after(2);
+  iris::run_threads(2, 1 * MiB, [&](iris::Rank& r) {
+    oom[r.rank()] = error_of([&] { r.allocate(2 * MiB); });
+    align[r.rank()] = error_of([&] { r.allocate(64, 100); });
+    after[r.rank()] = reinterpret_cast<std::uintptr_t>(r.allocate(64)) -
+                      reinterpret_cast<std::uintptr_t>(r.device_context().heap_bases[r.rank()]);
+  });
+  for (int r = 0; r < 2; ++r) {
+    CHECK(contains(oom[r], "cannot allocate 2097152 bytes"));
+    CHECK(contains(oom[r], "heap size 1048576 bytes"));
+    CHECK(contains(align[r], "alignment 100 is not a power of two"));
+    CHECK(after[r] == 0);
+  }
+}
+
+TEST_CASE("collectives: a sequence that differs between ranks is detected, nobody hangs") {
+  SUBCASE("different sizes") {
+    std::vector<std::string> msg(4);
+    std::vector<std::uintptr_t> next(4);
+    iris::run_threads(4, 1 * MiB, [&](iris::Rank& r) {
+      msg[r.rank()] = error_of([&] { r.allocate(r.rank() == 2 ? 2048 : 1024); });
+      // Every rank failed the same call, so the world is still in step.
+      next[r.rank()] = reinterpret_cast<std::uintptr_t>(r.allocate(512)) -
+                       reinterpret_cast<std::uintptr_t>(r.device_context().heap_bases[r.rank()]);
+    });
+    for (int r = 0; r < 4; ++r) {
+      CAPTURE(msg[r]);
+      CHECK(contains(msg[r], "collective call #1 differs between ranks"));
+      CHECK(contains(msg[r], "rank 0 called allocate(1024 bytes, alignment 256)"));
+      CHECK(contains(msg[r], "rank 2 called allocate(2048 bytes, alignment 256)"));
+      CHECK(!contains(msg[r], "rank 1 called"));
+      CHECK(next[r] == 0);
+    }
+  }
+  SUBCASE("allocate against barrier and free") {
+    std::vector<std::string> msg(3);
+    iris::run_threads(3, 1 * MiB, [&](iris::Rank& r) {
+      void* p = r.allocate(256);
+      msg[r.rank()] = error_of([&] {
+        if (r.rank() == 0) r.barrier();
+        if (r.rank() == 1) r.allocate(256);
+        if (r.rank() == 2) r.free(p);
+      });
+    });
+    for (int r = 0; r < 3; ++r) {
+      CHECK(contains(msg[r], "collective call #2 differs"));
+      CHECK(contains(msg[r], "rank 0 called barrier()"));
+      CHECK(contains(msg[r], "rank 1 called allocate(256 bytes"));
+      CHECK(contains(msg[r], "rank 2 called free(heap offset 0)"));
+    }
+  }
+  SUBCASE("a rank that skips a call and returns") {
+    std::vector<std::string> msg(4);
+    // A deadlock ends the run even where the body catches the error.
+    const std::string run = error_of([&] {
+      iris::run_threads(4, 1 * MiB, [&](iris::Rank& r) {
+        if (r.rank() == 1) return;
+        msg[r.rank()] = error_of([&] { r.allocate(256); });
+      });
+    });
+    CHECK(contains(run, "deadlock"));
+    CHECK(contains(run, "waits in collective call #1 (allocate(256 bytes, alignment 256))"));
+    CHECK(contains(run, "rank 1 has returned from its body"));
+    for (int r : {0, 2, 3}) {
+      CAPTURE(msg[r]);  // the first to notice reports the deadlock, the rest are released
+      CHECK((contains(msg[r], "deadlock") || contains(msg[r], "stopped because another rank failed")));
+    }
+  }
+  SUBCASE("uncaught: run_threads rethrows it") {
+    CHECK_THROWS_WITH_AS(iris::run_threads(2, 1 * MiB, [](iris::Rank& r) { r.allocate(r.rank() == 0 ? 256 : 512); }),
+                         doctest::Contains("differs between ranks"), iris::Error);
+  }
+}
+
+TEST_CASE("free: pointers that allocate did not return are errors on every rank") {
+  std::vector<std::string> inner(2), outside(2), twice(2);
+  std::vector<int> reused(2, 0);
+  iris::run_threads(2, 1 * MiB, [&](iris::Rank& r) {
+    char* p = static_cast<char*>(r.allocate(512));
+    int on_stack = 0;
+    inner[r.rank()] = error_of([&] { r.free(p + 256); });
+    outside[r.rank()] = error_of([&] { r.free(&on_stack); });
+    r.free(nullptr);  // a collective no-op
+    r.free(p);
+    twice[r.rank()] = error_of([&] { r.free(p); });
+    reused[r.rank()] = r.allocate(512) == p;
+  });
+  for (int r = 0; r < 2; ++r) {
+    CHECK(contains(inner[r], "heap offset 256 is not the start of an allocated block"));
+    CHECK(contains(outside[r], "is not inside the symmetric heap"));
+    CHECK(contains(twice[r], "heap offset 0 is not the start of an allocated block"));
+    CHECK(reused[r] == 1);
+  }
+}
+
+TEST_CASE("run_threads: bad arguments are refused") {
+  const auto body = [](iris::Rank&) {};
+  CHECK_THROWS_WITH_AS(iris::run_threads(0, 4096, body), doctest::Contains("need at least 1 rank, got 0"),
+                       iris::Error);
+  CHECK_THROWS_WITH_AS(iris::run_threads(-3, 4096, body), doctest::Contains("got -3"), iris::Error);
+  CHECK_THROWS_WITH_AS(iris::run_threads(2, 0, body), doctest::Contains("multiple of 4096 bytes, got 0"),
+                       iris::Error);
+  CHECK_THROWS_WITH_AS(iris::run_threads(2, 4097, body), doctest::Contains("got 4097"), iris::Error);
+  CHECK_THROWS_WITH_AS(iris::run_threads(2, 4096, nullptr), doctest::Contains("empty body"), iris::Error);
+  CHECK_NOTHROW(iris::run_threads(2, 4096, body));
+}

@@ -1,0 +1,247 @@
+// Tests of failure handling: an exception in one rank releases all others wherever
+// they block; checked mode reports file:line, rank and program; hang detection turns
+// waits that can never end into errors (and does not fire on waits that do end).
+#include <doctest/doctest.h>
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "iris/device_cpu.hpp"
+#include "iris/host.hpp"
+#include "iris/launch_cpu.hpp"
+#include "test_util.hpp"
+
+using iris::Cmp;
+using iris::Scope;
+using iris::Sem;
+
+namespace {
+constexpr std::size_t kHeap = 1 << 20;
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const iris::Error& e) {
+    return e.what();
+  }
+  return "<no iris::Error>";
+}
+}  // namespace
+
+TEST_CASE("errors: an exception in one rank releases the others wherever they block") {
+  enum class Where { host_barrier, allocate, device_barrier, wait_until };
+  for (Where where : {Where::host_barrier, Where::allocate, Where::device_barrier, Where::wait_until}) {
+    CAPTURE(static_cast<int>(where));
+    constexpr int n = 4;
+    std::vector<std::string> others(n);
+    const auto body = [&](iris::Rank& r) {
+      const iris::DeviceContext ctx = r.device_context();
+      int* flag = r.allocate<int>(1);
+      if (r.rank() == 2) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));  // let the others block first
+        throw std::runtime_error("boom from rank 2");
+      }
+      others[r.rank()] = error_of([&] {
+        switch (where) {
+          case Where::host_barrier: r.barrier(); break;
+          case Where::allocate: r.allocate(64); break;
+          case Where::device_barrier: iris::launch(ctx, 1, [&](int pid, int) { iris::barrier(ctx, pid); }); break;
+          case Where::wait_until:
+            iris::launch(ctx, 1, [&](int, int) { iris::wait_until<Sem::acquire, Scope::sys>(flag, Cmp::eq, 1); });
+            break;
+        }
+      });
+    };
+    CHECK_THROWS_WITH_AS(iris::run_threads(n, kHeap, body), "boom from rank 2", std::runtime_error);
+    for (int r : {0, 1, 3}) {
+      CAPTURE(others[r]);
+      // Released either by the abort flag or because rank 2 is gone for good.
+      CHECK((contains(others[r], "stopped because another rank failed") || contains(others[r], "deadlock")));
+    }
+  }
+}
+
+TEST_CASE("errors: the first exception wins when several ranks throw") {
+  CHECK_THROWS_WITH_AS(iris::run_threads(8, kHeap,
+                                         [](iris::Rank& r) {
+                                           r.barrier();
+                                           throw std::logic_error("rank " + std::to_string(r.rank()));
+                                         }),
+                       doctest::Contains("rank "), std::logic_error);
+}
+
+TEST_CASE("checked mode: accesses, ranks and translations outside the heaps") {
+  std::vector<std::string> msgs;
+  std::vector<int> ok(2, 0);
+  iris::run_threads(2, kHeap, [&](iris::Rank& r) {
+    const iris::DeviceContext ctx = r.device_context();
+    int* local = r.allocate<int>(16);  // the first block: heap offset 0
+    int on_stack = 0;
+    const int me = r.rank(), other = 1 - me;
+    bool good = true;
+    // Inside: my block, the peer's copy, the very last bytes of a heap.
+    iris::check_access(ctx, local, 64, "k.iris", 1, 0);
+    iris::check_access(ctx, iris::translate(local, other, ctx), 64, "k.iris", 2, 0);
+    iris::check_access(ctx, ctx.heap_bases[other] + kHeap - 4, 4, "k.iris", 3, 0);
+    good = good && iris::check_rank(ctx, other, "k.iris", 4, 0) == other;
+    good = good && iris::translate_checked(local + 1, other, ctx, "k.iris", 5, 0) ==
+                       reinterpret_cast<int*>(ctx.heap_bases[other] + 4);
+    ok[me] = good;
+    if (me != 1) return;
+    msgs.push_back(error_of([&] { iris::check_access(ctx, ctx.heap_bases[0] + kHeap - 4, 8, "k.iris", 12, 3); }));
+    msgs.push_back(error_of([&] { iris::check_access(ctx, &on_stack, 4, "k.iris", 13, 3); }));
+    msgs.push_back(error_of([&] { iris::check_rank(ctx, 2, "k.iris", 14, 3); }));
+    msgs.push_back(error_of([&] { iris::check_rank(ctx, -1, "k.iris", 15, 3); }));
+    msgs.push_back(error_of([&] { iris::translate_checked(local, 5, ctx, "k.iris", 16, 3); }));
+    msgs.push_back(error_of([&] { iris::translate_checked(iris::translate(local, 0, ctx), 0, ctx, "k.iris", 17, 3); }));
+  });
+  CHECK(ok == std::vector<int>{1, 1});
+  REQUIRE(msgs.size() == 6);
+  CHECK(contains(msgs[0], "k.iris:12: error: access of 8 bytes at"));
+  CHECK(contains(msgs[0], "offset 1048572 of rank 0's heap"));
+  CHECK(contains(msgs[0], "(rank 1, program 3)"));
+  CHECK(contains(msgs[1], "k.iris:13: error: access of 4 bytes"));
+  CHECK(contains(msgs[1], "outside every rank's symmetric heap"));
+  CHECK(contains(msgs[2], "k.iris:14: error: rank 2 is out of range [0, 2) (rank 1, program 3)"));
+  CHECK(contains(msgs[3], "k.iris:15: error: rank -1 is out of range [0, 2)"));
+  CHECK(contains(msgs[4], "k.iris:16: error: rank 5 is out of range"));
+  CHECK(contains(msgs[5], "k.iris:17: error: translate to rank 0: pointer"));
+  CHECK(contains(msgs[5], "not inside this rank's symmetric heap"));
+}
+
+TEST_CASE("checked mode: the report goes to stderr as file:line: error: ... (rank, program)") {
+  // A hand-made context: the checks need only the heap table, size, rank and world size.
+  alignas(64) static char heap0[4096], heap1[4096];
+  char* bases[] = {heap0, heap1};
+  const iris::DeviceContext ctx{bases, sizeof heap0, 1, 2, nullptr};
+
+  std::FILE* capture = std::tmpfile();
+  REQUIRE(capture != nullptr);
+  std::fflush(stderr);
+  const int saved = dup(fileno(stderr));
+  dup2(fileno(capture), fileno(stderr));
+  const std::string msg = error_of([&] { iris::check_rank(ctx, 7, "gemm.iris", 42, 5); });
+  std::fflush(stderr);
+  dup2(saved, fileno(stderr));
+  close(saved);
+
+  std::rewind(capture);
+  std::string printed;
+  for (int c; (c = std::fgetc(capture)) != EOF;) printed.push_back(static_cast<char>(c));
+  std::fclose(capture);
+  CHECK(msg == "gemm.iris:42: error: rank 7 is out of range [0, 2) (rank 1, program 5)");
+  CHECK(printed == msg + "\n");
+
+  CHECK_NOTHROW(iris::check_access(ctx, heap1 + 4000, 96, "gemm.iris", 43, 5));
+  CHECK_THROWS_AS(iris::check_access(ctx, heap1 + 4000, 97, "gemm.iris", 44, 5), iris::Error);
+}
+
+TEST_CASE("checked mode: a violation inside a kernel ends the run with rank and program, no hang") {
+  // Rank 1's program 2 fails before the barrier that rank 0's program 2 waits in.
+  CHECK_THROWS_WITH_AS(iris::run_threads(2, kHeap,
+                                         [](iris::Rank& r) {
+                                           const iris::DeviceContext ctx = r.device_context();
+                                           iris::launch(ctx, 3, [&](int pid, int) {
+                                             if (r.rank() == 1 && pid == 2) {
+                                               iris::check_rank(ctx, 2, "k.iris", 9, pid);
+                                             }
+                                             iris::barrier(ctx, pid);
+                                           });
+                                         }),
+                       "k.iris:9: error: rank 2 is out of range [0, 2) (rank 1, program 2)", iris::Error);
+}
+
+TEST_CASE("hang detection: waits that can never end become errors") {
+  SUBCASE("wait_until in a world of one rank") {
+    CHECK_THROWS_WITH_AS(iris::run_threads(1, kHeap,
+                                           [](iris::Rank& r) {
+                                             int* flag = r.allocate<int>(1);
+                                             iris::launch(r.device_context(), 1, [&](int, int) {
+                                               iris::wait_until<Sem::acquire, Scope::sys>(flag, Cmp::eq, 1);
+                                             });
+                                           }),
+                         doctest::Contains("(rank 0, program 0): the condition is false"), iris::Error);
+  }
+  SUBCASE("wait_until for a rank that has returned") {
+    const std::string msg = error_of([] {
+      iris::run_threads(3, kHeap, [](iris::Rank& r) {
+        int* flag = r.allocate<int>(1);
+        if (r.rank() != 0) return;
+        iris::launch(r.device_context(), 1,
+                     [&](int, int) { iris::wait_until<Sem::acquire, Scope::sys>(flag, Cmp::ge, 4); });
+      });
+    });
+    CHECK(contains(msg, "deadlock in wait_until"));
+    CHECK(contains(msg, ">= 4"));
+    CHECK(contains(msg, "rank 1 has returned from its body"));
+    CHECK(contains(msg, "rank 2 has returned from its body"));
+  }
+  SUBCASE("in-order rule: program 0 waits for program 1 of the same rank") {
+    const std::string msg = error_of([] {
+      iris::run_threads(2, kHeap, [](iris::Rank& r) {
+        int* flag = r.allocate<int>(1);
+        if (r.rank() == 1) {
+          r.barrier();  // rank 1 waits in a host barrier rank 0 only reaches after its kernel
+          return;
+        }
+        iris::launch(r.device_context(), 2, [&](int pid, int) {
+          if (pid == 0) iris::wait_until<Sem::acquire, Scope::sys>(flag, Cmp::eq, 1);
+          if (pid == 1) iris::signal_set<Sem::release, Scope::sys>(flag, 1);
+        });
+        r.barrier();
+      });
+    });
+    CHECK(contains(msg, "deadlock in wait_until"));
+    CHECK(contains(msg, "(rank 0, program 0)"));
+    CHECK(contains(msg, "rank 1 waits in host collective call #2"));
+  }
+  SUBCASE("device barrier against a host barrier") {
+    const std::string msg = error_of([] {
+      iris::run_threads(2, kHeap, [](iris::Rank& r) {
+        if (r.rank() == 0) {
+          iris::launch(r.device_context(), 1, [&](int pid, int) { iris::barrier(r.device_context(), pid); });
+        }
+        r.barrier();
+      });
+    });
+    CHECK(contains(msg, "deadlock in device barrier #1 (rank 0, program 0)"));
+    CHECK(contains(msg, "rank 1 waits in host collective call #1"));
+  }
+  SUBCASE("device barrier that a returned rank never reaches") {
+    const std::string msg = error_of([] {
+      iris::run_threads(2, kHeap, [](iris::Rank& r) {
+        if (r.rank() == 1) return;
+        iris::launch(r.device_context(), 1, [&](int pid, int) { iris::barrier(r.device_context(), pid); });
+      });
+    });
+    CHECK(contains(msg, "deadlock in device barrier #1"));
+    CHECK(contains(msg, "rank 1 has returned from its body"));
+  }
+}
+
+TEST_CASE("hang detection: no false alarm when the signal comes just before the signaller stops") {
+  // The signaller sets the flag and returns at once, or enters a host barrier at once;
+  // the waiter must see the flag rather than report a deadlock. Repeated to hit the race.
+  for (int i = 0; i < 300; ++i) {
+    const bool then_barrier = i % 2 == 1;
+    CHECK_NOTHROW(iris::run_threads(2, 4096, [&](iris::Rank& r) {
+      int* flag = r.allocate<int>(1);
+      iris::launch(r.device_context(), 1, [&](int, int) {
+        if (r.rank() == 1) {
+          iris::signal_set<Sem::release, Scope::sys>(iris::translate(flag, 0, r.device_context()), 1);
+        } else {
+          iris::wait_until<Sem::acquire, Scope::sys>(flag, Cmp::eq, 1);
+        }
+      });
+      if (then_barrier) r.barrier();
+    }));
+  }
+}

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Checks the GPU build on a machine with an NVIDIA GPU: the runtime smoke test, then
+# every GPU sample with --validate for 1, 2 and 4 ranks, as threads of one process
+# (sample_<name>_gpu, run_threads) and as one process per rank under mpirun
+# (sample_<name>_gpu_mpi, run_mpi). Prints a pass/fail table and exits non-zero if
+# anything failed, timed out or is missing.
+#
+# It only runs programs of an existing build tree (made elsewhere with nvcc, see
+# docs/runtime.md): no cmake or compiler is needed here, only the GPU driver and,
+# for the MPI rows, Open MPI's mpirun.
+#
+# Environment: BUILD_DIR (default build), RANKS (default "1 2 4"), SIZES (default
+# 1,1000,4097,65536), TIMEOUT seconds per run (default 120), MPIRUN (default mpirun),
+# MPIRUN_FLAGS (default --allow-run-as-root --oversubscribe --bind-to none),
+# NO_MPI=1 to skip the MPI rows. Logs go to $BUILD_DIR/gpu-check/.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+build=${BUILD_DIR:-build}
+ranks_list=${RANKS:-1 2 4}
+sizes=${SIZES:-1,1000,4097,65536}
+limit=${TIMEOUT:-120}
+mpirun=${MPIRUN:-mpirun}
+read -r -a mpirun_flags <<< "${MPIRUN_FLAGS:---allow-run-as-root --oversubscribe --bind-to none}"
+samples=(all_gather all_reduce atomic_counter message_passing)
+logs=$build/gpu-check
+mkdir -p "$logs"
+
+if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "gpu-check: no NVIDIA GPU visible (nvidia-smi -L failed)" >&2
+  exit 2
+fi
+nvidia-smi -L
+
+rows=()
+failed=0
+
+# run NAME MODE RANKS COMMAND...: runs one check under the time limit, records a row.
+run() {
+  local name=$1 mode=$2 ranks=$3
+  shift 3
+  local log="$logs/$name.$mode.$ranks.log" status result start end
+  if [ ! -x "$1" ] && ! command -v "$1" >/dev/null 2>&1; then
+    result=MISSING
+    echo "missing: $1" > "$log"
+    status=127
+    start=0 end=0
+  else
+    start=$(date +%s.%N)
+    timeout --kill-after=10 "$limit" "$@" > "$log" 2>&1
+    status=$?
+    end=$(date +%s.%N)
+    case $status in
+      0) result=PASS ;;
+      124 | 137) result=TIMEOUT ;;
+      *) result="FAIL($status)" ;;
+    esac
+  fi
+  [ "$result" = PASS ] || failed=$((failed + 1))
+  rows+=("$(printf '%-22s %-8s %5s  %-12s %8s' "$name" "$mode" "$ranks" "$result" \
+             "$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')")")
+  printf '%s\n' "${rows[-1]}"
+  if [ "$result" != PASS ]; then
+    sed 's/^/    | /' "$log" | tail -n 15
+  fi
+}
+
+echo
+printf '%-22s %-8s %5s  %-12s %8s\n' check mode ranks result seconds
+run smoke threads 2 "$build/tests/gpu/iris_gpu_smoke" --ranks 2
+run smoke threads 4 "$build/tests/gpu/iris_gpu_smoke" --ranks 4
+run checked_failure threads 2 "$build/tests/gpu/iris_gpu_smoke" --checked-failure
+run abort threads 2 "$build/tests/gpu/iris_gpu_smoke" --abort
+for name in "${samples[@]}"; do
+  for ranks in $ranks_list; do
+    run "$name" threads "$ranks" "$build/samples/sample_${name}_gpu" --ranks "$ranks" --size "$sizes" --validate
+  done
+done
+if [ "${NO_MPI:-0}" != 1 ]; then
+  if ! command -v "$mpirun" >/dev/null 2>&1; then
+    echo "gpu-check: $mpirun not found (set MPIRUN, or NO_MPI=1 to skip the MPI rows)" >&2
+    failed=$((failed + 1))
+  else
+    for name in "${samples[@]}"; do
+      for ranks in $ranks_list; do
+        run "$name" mpi "$ranks" "$mpirun" "${mpirun_flags[@]}" -np "$ranks" \
+          "$build/samples/sample_${name}_gpu_mpi" --size "$sizes" --validate
+      done
+    done
+  fi
+fi
+
+echo
+echo "===================== summary ====================="
+printf '%-22s %-8s %5s  %-12s %8s\n' check mode ranks result seconds
+printf '%s\n' "${rows[@]}"
+echo
+if [ "$failed" -eq 0 ]; then
+  echo "gpu-check: all ${#rows[@]} checks passed"
+  exit 0
+fi
+echo "gpu-check: $failed of ${#rows[@]} checks FAILED (logs in $logs)"
+exit 1

@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""Generates one pathological input and checks that irisc survives it.
+
+    pathological.py IRISC CASE WORKDIR
+
+The input is written to WORKDIR/CASE.iris (and removed after a pass). irisc
+must finish within the time limit with the expected exit status: 0 for a huge
+but valid input, 1 for an invalid one with a located error
+(`CASE.iris:LINE:COL: error: ...`) first on stderr. A crash (a signal, or
+status 3 for an internal error), a stack overflow or a hang fails the test.
+"""
+import os
+import random
+import re
+import subprocess
+import sys
+
+TIME_LIMIT = 50  # seconds; CTest's TIMEOUT is a little longer
+
+KERNEL = """kernel all_gather_{i}<BLOCK: i32 = 1024>(src: *f32, dst: sym *f32, n: i32) {{
+    let offs = program_id(0) * BLOCK + arange(BLOCK);
+    let mask = offs < n;
+    let x = load(src + offs, mask);
+    for r in 0 .. world_size() {{
+        store(dst + rank() * n + offs @ r, x, mask);
+    }}
+}}
+"""
+
+
+def kernel_with(body):
+    return b"kernel k(n: i32) {\n" + body + b"\n}\n"
+
+
+def million_tokens():
+    # all_gather has 111 tokens; enough copies for a million.
+    return "".join(KERNEL.format(i=i) for i in range(1_000_000 // 111 + 1)).encode()
+
+
+def million_lets():
+    return kernel_with("\n".join(f"let v{i} = {i};" for i in range(1_000_000)).encode())
+
+
+def doubling_lets():
+    # Each `let` doubles its compile-time expression (the text of a symbolic
+    # constant would grow as 2^n without a cap).
+    lines = ["let a0 = B;"] + [f"let a{i} = a{i - 1} + a{i - 1};" for i in range(1, 200)]
+    return b"kernel k<B: i32 = 2>() {\n" + "\n".join(lines).encode() + b"\n}\n"
+
+
+# name: (expected status, generator)
+CASES = {
+    "nested_parens": (1, lambda: kernel_with(b"let x = " + b"(" * 10_000 + b"1" + b")" * 10_000 + b";")),
+    "nested_blocks": (1, lambda: kernel_with(b"{" * 10_000 + b"}" * 10_000)),
+    "nested_unary": (1, lambda: kernel_with(b"let x = " + b"-" * 10_000 + b"1;")),
+    "nested_calls": (1, lambda: kernel_with(b"let x = " + b"sum(" * 10_000 + b"1" + b")" * 10_000 + b";")),
+    "nested_tiles": (1, lambda: kernel_with(b"let x = 1 as " + b"tile<f32, " * 10_000 + b"4" + b">" * 10_000 + b";")),
+    "nested_else_if": (1, lambda: kernel_with(b"if true {} " + b"else if true {} " * 10_000)),
+    "long_expression": (1, lambda: kernel_with(b"let x = 1" + b" + 1" * 1_000_000 + b";")),
+    "unclosed_parens": (1, lambda: kernel_with(b"let x = " + b"(" * 1_000_000)),
+    "unclosed_blocks": (1, lambda: b"kernel k() " + b"{" * 1_000_000),
+    "million_tokens": (0, million_tokens),
+    "million_lets": (0, million_lets),
+    "toplevel_lets": (1, lambda: b"let x = 1;\n" * 1_000_000),
+    "doubling_lets": (0, doubling_lets),
+    "random_bytes_50mb": (1, lambda: random.Random(1).randbytes(50 * 1024 * 1024)),
+    "nul_bytes": (1, lambda: kernel_with(b"let x = 1;\0\0\0 // \0\n") + b"\0" * 100_000),
+    "invalid_utf8": (1, lambda: kernel_with(b"// \xff\xfe\xc3(\n let s = 1; /* \xed\xa0\x80 */") + b"\x80" * 1000),
+    "unterminated_comment": (1, lambda: kernel_with(b"let x = 1;") + b"/* never closed " * 1000),
+    "unterminated_string": (1, lambda: b'import "' + b"a" * 100_000),
+    "long_line": (1, lambda: b"kernel " + b"k" * 10_000_000 + b"( {}"),
+}
+
+
+def main():
+    irisc, case, workdir = sys.argv[1:4]
+    expected, generate = CASES[case]
+    path = os.path.join(workdir, case + ".iris")
+    with open(path, "wb") as f:
+        f.write(generate())
+    try:
+        run = subprocess.run([irisc, path], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                             timeout=TIME_LIMIT)
+    except subprocess.TimeoutExpired:
+        sys.exit(f"{case}: irisc did not finish within {TIME_LIMIT}s (kept {path})")
+    err = run.stderr.decode("utf-8", "replace")
+    if run.returncode != expected:
+        what = f"signal {-run.returncode}" if run.returncode < 0 else f"status {run.returncode}"
+        sys.exit(f"{case}: irisc ended with {what}, expected status {expected} (kept {path})\n"
+                 + err[:4000])
+    if expected == 1 and not re.match(rf"{re.escape(path)}:\d+:\d+: error: ", err):
+        sys.exit(f"{case}: the first diagnostic is not a located error (kept {path}):\n" + err[:4000])
+    os.remove(path)
+    print(f"{case}: status {run.returncode} as expected; {err.splitlines()[0][len(path):][:200] if err else ''}")
+
+
+if __name__ == "__main__":
+    main()
