@@ -108,8 +108,8 @@ bool Checker::bind_arguments(Expr* call, std::string_view callee,
       index = next_positional++;
       if (index >= params.size()) {
         std::string count = required == params.size()
-                                ? std::to_string(required)
-                                : fmt::format("{} to {}", required, params.size());
+                                ? fmt::format("{} argument{}", required, required == 1 ? "" : "s")
+                                : fmt::format("{} to {} arguments", required, params.size());
         diags_.error(DiagKind::WrongArgumentCount, arg.value->range, callee, count,
                      call->args.size());
         return false;

@@ -252,8 +252,25 @@ Type Checker::check_cast(Expr* e) {
   }
   Type result = to.is_tile() ? to : to.with_shape(from.shape);
   if (e->operands[0]->constant && (result.is_integer() || result.is_bool()) && !result.is_tile())
-    e->constant = e->operands[0]->constant;
+    e->constant = wrap_constant(*e->operands[0]->constant, result.scalar);
   return result;
+}
+
+// A compile-time value converted as the run-time `as` converts it: to 0 or 1
+// for bool, else to the target's width and signedness (300 as u8 is 44).
+ConstValue Checker::wrap_constant(ConstValue c, ScalarKind target) {
+  if (!c.value || c.symbolic) return c;
+  const ScalarInfo& info = scalar_info(target);
+  uint64_t bits = static_cast<uint64_t>(*c.value);
+  if (target == ScalarKind::Bool) {
+    bits = bits != 0;
+  } else if (info.bits < 64) {
+    bits &= (uint64_t{1} << info.bits) - 1;
+    if (info.is_signed && (bits >> (info.bits - 1)) != 0) bits |= ~uint64_t{0} << info.bits;
+  }
+  c.value = static_cast<int64_t>(bits);
+  c.symbol = std::to_string(*c.value);
+  return c;
 }
 
 Type Checker::check_translate(Expr* e) {

@@ -61,6 +61,7 @@ class Checker {
                            llvm::SMRange range);
   static Type materialize(Type t);
   void fold_binary(Expr* e);
+  static ConstValue wrap_constant(ConstValue c, ScalarKind target);
   void fold_unary(Expr* e);
   std::optional<ConstValue> require_constant(Expr* e, std::string_view what);
   std::optional<Shape> tile_shape(Expr* size, std::string_view what);

@@ -63,7 +63,8 @@ void print_summary(const Module& module, std::string_view file, llvm::raw_ostrea
       std::vector<std::string> parts;
       for (const Param& p : fn.ct_params) {
         std::string part = fmt::format("{}: {}", p.name, p.binding->type.str());
-        if (p.binding->constant->value) part += fmt::format(" = {}", *p.binding->constant->value);
+        if (auto value = p.binding->constant->value)
+          part += p.binding->type.is_bool() ? fmt::format(" = {}", *value != 0) : fmt::format(" = {}", *value);
         parts.push_back(part);
       }
       ct = fmt::format("<{}>", fmt::join(parts, ", "));

@@ -251,8 +251,11 @@ TEST_CASE("checker: compile-time folding computes exact values") {
       {"5 >= 5", 1},             {"2 == 2", 1},            {"2 != 2", 0},
       {"true && false", 0},      {"true || false", 1},     {"5 & 3", 1},
       {"5 | 3", 7},              {"5 ^ 3", 6},             {"9223372036854775807", INT64_MAX},
-      {"-9223372036854775807 - 1", INT64_MIN},             {"300 as u8", 300},
+      {"-9223372036854775807 - 1", INT64_MIN},             {"300 as u8", 44},
       {"(2 > 1) as i32 + 1", 2}, {"A * 2", 20},            {"A / 3 % 2 << 4", 16},
+      // `as` wraps compile-time values exactly as it converts at run time.
+      {"-1 as u32", 4294967295}, {"5 as bool", 1},          {"128 as i8", -128},
+      {"70000 as i16", 4464},    {"-1 as u64", -1},
   };
   for (const Case& c : cases) {
     CAPTURE(c.expr);
