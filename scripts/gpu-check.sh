@@ -6,7 +6,7 @@
 # anything failed, timed out or is missing.
 #
 # It only runs programs of an existing build tree (made elsewhere with nvcc, see
-# docs/runtime.md): no cmake or compiler is needed here, only the GPU driver and,
+# docs/gpu.md): no cmake or compiler is needed here, only the GPU driver and,
 # for the MPI rows, Open MPI's mpirun.
 #
 # Environment: BUILD_DIR (default build), RANKS (default "1 2 4"), SIZES (default

@@ -195,18 +195,66 @@ void World::device_failed(int r, const char* call, hipError_t error) {
   throw Error(s.str());
 }
 
+namespace {
+
+// Launches of the calling thread (= rank) on streams other than its own since its
+// last sync_device: an event recorded after each, and finished events for reuse.
+struct TrackedLaunches {
+  std::vector<hipEvent_t> pending;
+  std::vector<hipEvent_t> spare;
+  ~TrackedLaunches() {
+    for (hipEvent_t e : spare) (void)hipEventDestroy(e);  // pending ones may still run: left alone
+  }
+};
+thread_local TrackedLaunches tracked;
+
+}  // namespace
+
+void track_launch(hipStream_t stream) {
+  hipEvent_t event = nullptr;
+  if (!tracked.spare.empty()) {
+    event = tracked.spare.back();
+    tracked.spare.pop_back();
+  } else {
+    IRIS_HIP(-1, -1, hipEventCreateWithFlags(&event, hipEventDisableTiming));
+  }
+  const hipError_t e = hipEventRecord(event, stream);
+  if (e != hipSuccess) {
+    tracked.spare.push_back(event);
+    hip_fail("hipEventRecord (after a launch on a user stream)", e, -1, -1);
+  }
+  tracked.pending.push_back(event);
+}
+
 void World::sync_device(int r) {
-  // Poll rather than block, so that a rank whose kernels wait for a failed rank
-  // can still be released by the abort flag.
+  // First poll the rank's own work rather than block, so that a rank whose kernels
+  // wait for a failed rank can still be released by the abort flag.
+  const auto done = [&](hipError_t e, const char* call) {
+    if (e == hipSuccess) return true;
+    if (e != hipErrorNotReady) device_failed(r, call, e);
+    return false;
+  };
   for (int round = 0;; ++round) {
-    const hipError_t e = hipStreamQuery(hipStreamPerThread);
-    if (e == hipSuccess) break;
-    if (e != hipErrorNotReady) device_failed(r, "hipStreamQuery(rank stream)", e);
+    bool all = done(hipStreamQuery(hipStreamPerThread), "hipStreamQuery(rank stream)");
+    while (all && !tracked.pending.empty()) {
+      if (!done(hipEventQuery(tracked.pending.back()), "hipEventQuery(launch on a user stream)")) {
+        all = false;
+        break;
+      }
+      tracked.spare.push_back(tracked.pending.back());
+      tracked.pending.pop_back();
+    }
+    if (all) break;
     if (is_aborted()) throw_aborted(r);
     if (round < 100) std::this_thread::yield();
     else std::this_thread::sleep_for(std::chrono::microseconds(round < 10000 ? 20 : 200));
   }
-  // Work on other streams of the rank (streams passed to launch).
+  // Then everything else on the GPU: copies on the legacy null stream (a plain
+  // hipMemcpy from pageable memory may return before its DMA is done), other
+  // streams, and the kernels of other ranks that share the GPU. This one blocks; a
+  // correct program's work always finishes (what a rank launched before the barrier
+  // cannot wait for anything done after it).
+  if (is_aborted()) throw_aborted(r);
   const hipError_t e = hipDeviceSynchronize();
   if (e != hipSuccess) device_failed(r, "hipDeviceSynchronize", e);
 }

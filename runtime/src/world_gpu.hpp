@@ -93,8 +93,10 @@ struct World {
   // Records a fatal error of rank r (threads mode: raises the abort flag).
   virtual void abort(std::exception_ptr) {}
 
-  // Waits until rank r's device work is done: polls the rank's stream (so that an
-  // abort can release it), then synchronises the device. Throws if a kernel failed.
+  // Waits until rank r's GPU work is done: first its own stream (hipStreamPerThread
+  // of the calling thread) and every launch on another stream since the last call
+  // (see track_launch), polling so that an abort can release it; then the whole GPU
+  // (hipDeviceSynchronize). Throws if a kernel failed. On the rank's thread only.
   void sync_device(int r);
   // Throws the Error for a failed device call of rank r, with the checked-mode
   // reports of the ranks of this process.
@@ -135,5 +137,9 @@ class DeviceGuard {
 
 // Number of visible GPUs; throws "<who>: no usable GPU ..." if there is none.
 int device_count(const char* who);
+
+// Records an event after a launch on a stream other than the calling thread's own
+// (declared for launch_kernel in launch_gpu.hpp); sync_device waits for it.
+void track_launch(hipStream_t stream);
 
 }  // namespace iris::detail

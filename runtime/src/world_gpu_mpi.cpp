@@ -19,7 +19,7 @@
 // a device synchronisation followed by that MPI_Allgather.
 #include <mpi.h>
 
-#include <sstream>
+#include <cstdlib>
 
 #include "world_gpu.hpp"
 
@@ -43,6 +43,20 @@ struct HeapInfo {
   std::int32_t device;
   std::int32_t pad;
 };
+
+// A program linked against one MPI and started by another MPI's launcher runs as
+// N independent one-rank worlds. The launchers say how many ranks they started.
+void check_launcher(int size) {
+  for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "MV2_COMM_WORLD_SIZE"}) {
+    const char* value = std::getenv(var);
+    if (value == nullptr || *value == '\0') continue;
+    char* end = nullptr;
+    const long launched = std::strtol(value, &end, 10);
+    if (*end != '\0' || launched == size) continue;
+    throw Error("iris: run_mpi: MPI reports " + std::to_string(size) + " rank(s) but the launcher started " + value +
+                " (" + var + "): is the program linked against the MPI library of this mpirun?");
+  }
+}
 
 class MpiWorld final : public World {
  public:
@@ -206,6 +220,7 @@ void run_mpi(std::size_t heap_bytes, const std::function<void(Rank&)>& body) {
   int rank = 0, size = 0;
   detail::IRIS_MPI(MPI_Comm_rank(comm, &rank));
   detail::IRIS_MPI(MPI_Comm_size(comm, &size));
+  detail::check_launcher(size);
 
   {
     detail::MpiWorld world(comm, rank, size, heap_bytes);

@@ -189,6 +189,22 @@ void runtime_test(int ranks) {
     for (int i = 0; i < n; ++i) bad += got[i] != prev * 1000000 + i;
     if (me == 0) std::printf("put (%d ranks): %s\n", world, bad == 0 ? "ok" : "FAILED");
 
+    // The same on a stream of the program's own: Rank::barrier must wait for it too.
+    hipStream_t stream = nullptr;
+    check(hipStreamCreateWithFlags(&stream, hipStreamNonBlocking), "hipStreamCreateWithFlags");
+    zero(data, n * sizeof(int));
+    rank.barrier();
+    iris::launch_kernel<Put>({64}, stream, ctx, data, n);
+    rank.barrier();
+    check(hipMemcpyAsync(got.data(), data, n * sizeof(int), hipMemcpyDeviceToHost, hipStreamPerThread),
+          "hipMemcpyAsync");
+    check(hipStreamSynchronize(hipStreamPerThread), "hipStreamSynchronize");
+    int bad_stream = 0;
+    for (int i = 0; i < n; ++i) bad_stream += got[i] != prev * 1000000 + i;
+    bad += bad_stream;
+    check(hipStreamDestroy(stream), "hipStreamDestroy");
+    if (me == 0) std::printf("put on a user stream: %s\n", bad_stream == 0 ? "ok" : "FAILED");
+
     auto* counter = rank.allocate<unsigned long long>(1);
     zero(counter, sizeof *counter);
     rank.barrier();

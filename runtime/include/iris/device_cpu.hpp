@@ -1,7 +1,7 @@
 // Iris runtime: device-side primitives for the CPU target.
 //
 // These are the functions that irisc-emitted kernels call. A GPU version with the same
-// names and signatures will live in device_hip.hpp; kernels are written against the
+// names and signatures lives in device_gpu.hpp; kernels are written against the
 // names, not against the CPU implementation.
 //
 // On the CPU a rank is a host thread and a "device" pointer is an ordinary pointer

@@ -1,6 +1,10 @@
 // Iris runtime: device-side primitives for the GPU target (nvcc, or clang/hipcc
 // for AMD). Same names and template signatures as device_cpu.hpp; kernels are
-// written against the names. Everything here is a __device__ function.
+// written against the names. Everything here is meant for device code; the
+// functions are declared __host__ __device__ (IRIS_HD) only because the tile library's
+// IRIS_HD templates call them and nvcc compiles their bodies in its host pass too (to
+// deduce return types). Device-only instructions sit behind IRIS_DEVICE_PASS; the
+// host versions are never called.
 //
 //   * atomics: on NVIDIA cuda::atomic_ref<T, scope> (libcu++), which emits the PTX
 //     instruction with the requested order and scope (atom.add.acq_rel.sys,
@@ -27,6 +31,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <type_traits>
 
 #if !defined(__HIP_PLATFORM_AMD__)
@@ -35,6 +41,14 @@
 
 #include "iris/host.hpp"
 #include "iris/target.hpp"
+
+// True in the device compilation pass (nvcc's __CUDA_ARCH__, hip-clang's
+// __HIP_DEVICE_COMPILE__), false in the host pass of the same file.
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#define IRIS_DEVICE_PASS 1
+#else
+#define IRIS_DEVICE_PASS 0
+#endif
 
 namespace iris {
 
@@ -84,7 +98,7 @@ inline constexpr std::size_t kRuntimeAreaBytes = (sizeof(BarrierState) + 4095) /
 
 // The address of *p on rank `to_rank`: heap_bases[to] + (p - heap_bases[me]).
 template <class T>
-IRIS_DEVICE T* translate(T* p, int to_rank, const DeviceContext& ctx) {
+IRIS_HD T* translate(T* p, int to_rank, const DeviceContext& ctx) {
   const std::uintptr_t off = reinterpret_cast<std::uintptr_t>(p) -
                              reinterpret_cast<std::uintptr_t>(ctx.heap_bases[ctx.rank]);
   return reinterpret_cast<T*>(reinterpret_cast<std::uintptr_t>(ctx.heap_bases[to_rank]) + off);
@@ -95,7 +109,7 @@ IRIS_DEVICE T* translate(T* p, int to_rank, const DeviceContext& ctx) {
 namespace detail {
 
 template <class T>
-IRIS_DEVICE constexpr bool compare(T a, Cmp op, T b) {
+IRIS_HD constexpr bool compare(T a, Cmp op, T b) {
   switch (op) {
     case Cmp::eq: return a == b;
     case Cmp::ne: return a != b;
@@ -113,14 +127,14 @@ inline constexpr bool atomic_size_ok = sizeof(T) == 4 || sizeof(T) == 8;
 // Backoff for spin loops: a few busy rounds, then sleeps growing to about 1 us.
 class Backoff {
  public:
-  IRIS_DEVICE void pause() {
+  IRIS_HD void pause() {
     if (rounds_ < 16) {
       ++rounds_;
       return;
     }
-#if defined(__HIP_PLATFORM_AMD__)
+#if IRIS_DEVICE_PASS && defined(__HIP_PLATFORM_AMD__)
     __builtin_amdgcn_s_sleep(8);
-#else
+#elif IRIS_DEVICE_PASS
     __nanosleep(sleep_ns_);
     if (sleep_ns_ < 1024) sleep_ns_ *= 2;
 #endif
@@ -128,7 +142,7 @@ class Backoff {
 
  private:
   unsigned int rounds_ = 0;
-  unsigned int sleep_ns_ = 32;
+  [[maybe_unused]] unsigned int sleep_ns_ = 32;  // (NVIDIA only)
 };
 
 #if defined(__HIP_PLATFORM_AMD__)
@@ -182,7 +196,7 @@ inline constexpr cuda::std::memory_order failure_order =
 // Compare-and-swap of T, for the read-modify-writes without an instruction
 // (min/max of floating-point values). Always stores, like the instruction would.
 template <Sem S, Scope Sc, class T, class F>
-IRIS_DEVICE T cas_update(T* p, F next);
+IRIS_HD T cas_update(T* p, F next);
 
 }  // namespace detail
 
@@ -194,40 +208,40 @@ IRIS_DEVICE T cas_update(T* p, F next);
 #if defined(__HIP_PLATFORM_AMD__)
 
 template <Sem S, Scope Sc, class T>
-IRIS_DEVICE T atomic_load(T* p) {
+IRIS_HD T atomic_load(T* p) {
   static_assert(S != Sem::release, "atomic_load cannot have release semantics");
   return __hip_atomic_load(p, detail::load_order<S>, detail::hip_scope<Sc>);
 }
 template <Sem S, Scope Sc, class T>
-IRIS_DEVICE void atomic_store(T* p, std::type_identity_t<T> v) {
+IRIS_HD void atomic_store(T* p, std::type_identity_t<T> v) {
   static_assert(S != Sem::acquire, "atomic_store cannot have acquire semantics");
   __hip_atomic_store(p, v, detail::store_order<S>, detail::hip_scope<Sc>);
 }
 template <Sem S, Scope Sc, class T>
-IRIS_DEVICE T atomic_add(T* p, std::type_identity_t<T> v) {
+IRIS_HD T atomic_add(T* p, std::type_identity_t<T> v) {
   return __hip_atomic_fetch_add(p, v, detail::rmw_order<S>, detail::hip_scope<Sc>);
 }
 template <Sem S, Scope Sc, class T>
-IRIS_DEVICE T atomic_sub(T* p, std::type_identity_t<T> v) {
+IRIS_HD T atomic_sub(T* p, std::type_identity_t<T> v) {
   return __hip_atomic_fetch_add(p, static_cast<T>(-v), detail::rmw_order<S>, detail::hip_scope<Sc>);
 }
 template <Sem S, Scope Sc, class T>
-IRIS_DEVICE T atomic_and(T* p, std::type_identity_t<T> v) {
+IRIS_HD T atomic_and(T* p, std::type_identity_t<T> v) {
   static_assert(std::is_integral_v<T>, "atomic_and needs an integer type");
   return __hip_atomic_fetch_and(p, v, detail::rmw_order<S>, detail::hip_scope<Sc>);
 }
 template <Sem S, Scope Sc, class T>
-IRIS_DEVICE T atomic_or(T* p, std::type_identity_t<T> v) {
+IRIS_HD T atomic_or(T* p, std::type_identity_t<T> v) {
   static_assert(std::is_integral_v<T>, "atomic_or needs an integer type");
   return __hip_atomic_fetch_or(p, v, detail::rmw_order<S>, detail::hip_scope<Sc>);
 }
 template <Sem S, Scope Sc, class T>
-IRIS_DEVICE T atomic_xor(T* p, std::type_identity_t<T> v) {
+IRIS_HD T atomic_xor(T* p, std::type_identity_t<T> v) {
   static_assert(std::is_integral_v<T>, "atomic_xor needs an integer type");
   return __hip_atomic_fetch_xor(p, v, detail::rmw_order<S>, detail::hip_scope<Sc>);
 }
 template <Sem S, Scope Sc, class T>
-IRIS_DEVICE T atomic_min(T* p, std::type_identity_t<T> v) {
+IRIS_HD T atomic_min(T* p, std::type_identity_t<T> v) {
   if constexpr (std::is_integral_v<T>) {
     return __hip_atomic_fetch_min(p, v, detail::rmw_order<S>, detail::hip_scope<Sc>);
   } else {
@@ -235,7 +249,7 @@ IRIS_DEVICE T atomic_min(T* p, std::type_identity_t<T> v) {
   }
 }
 template <Sem S, Scope Sc, class T>
-IRIS_DEVICE T atomic_max(T* p, std::type_identity_t<T> v) {
+IRIS_HD T atomic_max(T* p, std::type_identity_t<T> v) {
   if constexpr (std::is_integral_v<T>) {
     return __hip_atomic_fetch_max(p, v, detail::rmw_order<S>, detail::hip_scope<Sc>);
   } else {
@@ -243,62 +257,66 @@ IRIS_DEVICE T atomic_max(T* p, std::type_identity_t<T> v) {
   }
 }
 template <Sem S, Scope Sc, class T>
-IRIS_DEVICE T atomic_xchg(T* p, std::type_identity_t<T> v) {
+IRIS_HD T atomic_xchg(T* p, std::type_identity_t<T> v) {
   return __hip_atomic_exchange(p, v, detail::rmw_order<S>, detail::hip_scope<Sc>);
 }
 template <Sem S, Scope Sc, class T>
-IRIS_DEVICE T atomic_cas(T* p, std::type_identity_t<T> expected, std::type_identity_t<T> desired) {
+IRIS_HD T atomic_cas(T* p, std::type_identity_t<T> expected, std::type_identity_t<T> desired) {
   __hip_atomic_compare_exchange_strong(p, &expected, desired, detail::rmw_order<S>, detail::failure_order<S>,
                                        detail::hip_scope<Sc>);
   return expected;
 }
 
 template <Sem S, Scope Sc>
-IRIS_DEVICE void fence() {
+IRIS_HD void fence() {
   if constexpr (S != Sem::relaxed) {
+#if IRIS_DEVICE_PASS
     if constexpr (Sc == Scope::block) __builtin_amdgcn_fence(detail::rmw_order<S>, "workgroup");
     else if constexpr (Sc == Scope::gpu) __builtin_amdgcn_fence(detail::rmw_order<S>, "agent");
     else __builtin_amdgcn_fence(detail::rmw_order<S>, "");
+#else
+    __atomic_thread_fence(detail::rmw_order<S>);
+#endif
   }
 }
 
 #else  // NVIDIA
 
 template <Sem S, Scope Sc, class T>
-IRIS_DEVICE T atomic_load(T* p) {
+IRIS_HD T atomic_load(T* p) {
   static_assert(S != Sem::release, "atomic_load cannot have release semantics");
   return detail::Ref<T, Sc>(*p).load(detail::load_order<S>);
 }
 template <Sem S, Scope Sc, class T>
-IRIS_DEVICE void atomic_store(T* p, std::type_identity_t<T> v) {
+IRIS_HD void atomic_store(T* p, std::type_identity_t<T> v) {
   static_assert(S != Sem::acquire, "atomic_store cannot have acquire semantics");
   detail::Ref<T, Sc>(*p).store(v, detail::store_order<S>);
 }
 template <Sem S, Scope Sc, class T>
-IRIS_DEVICE T atomic_add(T* p, std::type_identity_t<T> v) {
+IRIS_HD T atomic_add(T* p, std::type_identity_t<T> v) {
   return detail::Ref<T, Sc>(*p).fetch_add(v, detail::rmw_order<S>);
 }
 template <Sem S, Scope Sc, class T>
-IRIS_DEVICE T atomic_sub(T* p, std::type_identity_t<T> v) {
+IRIS_HD T atomic_sub(T* p, std::type_identity_t<T> v) {
   return detail::Ref<T, Sc>(*p).fetch_sub(v, detail::rmw_order<S>);
 }
 template <Sem S, Scope Sc, class T>
-IRIS_DEVICE T atomic_and(T* p, std::type_identity_t<T> v) {
+IRIS_HD T atomic_and(T* p, std::type_identity_t<T> v) {
   static_assert(std::is_integral_v<T>, "atomic_and needs an integer type");
   return detail::Ref<T, Sc>(*p).fetch_and(v, detail::rmw_order<S>);
 }
 template <Sem S, Scope Sc, class T>
-IRIS_DEVICE T atomic_or(T* p, std::type_identity_t<T> v) {
+IRIS_HD T atomic_or(T* p, std::type_identity_t<T> v) {
   static_assert(std::is_integral_v<T>, "atomic_or needs an integer type");
   return detail::Ref<T, Sc>(*p).fetch_or(v, detail::rmw_order<S>);
 }
 template <Sem S, Scope Sc, class T>
-IRIS_DEVICE T atomic_xor(T* p, std::type_identity_t<T> v) {
+IRIS_HD T atomic_xor(T* p, std::type_identity_t<T> v) {
   static_assert(std::is_integral_v<T>, "atomic_xor needs an integer type");
   return detail::Ref<T, Sc>(*p).fetch_xor(v, detail::rmw_order<S>);
 }
 template <Sem S, Scope Sc, class T>
-IRIS_DEVICE T atomic_min(T* p, std::type_identity_t<T> v) {
+IRIS_HD T atomic_min(T* p, std::type_identity_t<T> v) {
   if constexpr (std::is_integral_v<T>) {
     return detail::Ref<T, Sc>(*p).fetch_min(v, detail::rmw_order<S>);
   } else {
@@ -306,7 +324,7 @@ IRIS_DEVICE T atomic_min(T* p, std::type_identity_t<T> v) {
   }
 }
 template <Sem S, Scope Sc, class T>
-IRIS_DEVICE T atomic_max(T* p, std::type_identity_t<T> v) {
+IRIS_HD T atomic_max(T* p, std::type_identity_t<T> v) {
   if constexpr (std::is_integral_v<T>) {
     return detail::Ref<T, Sc>(*p).fetch_max(v, detail::rmw_order<S>);
   } else {
@@ -314,19 +332,19 @@ IRIS_DEVICE T atomic_max(T* p, std::type_identity_t<T> v) {
   }
 }
 template <Sem S, Scope Sc, class T>
-IRIS_DEVICE T atomic_xchg(T* p, std::type_identity_t<T> v) {
+IRIS_HD T atomic_xchg(T* p, std::type_identity_t<T> v) {
   return detail::Ref<T, Sc>(*p).exchange(v, detail::rmw_order<S>);
 }
 // Compare-and-swap: stores `desired` if *p == expected; returns the old value either way.
 template <Sem S, Scope Sc, class T>
-IRIS_DEVICE T atomic_cas(T* p, std::type_identity_t<T> expected, std::type_identity_t<T> desired) {
+IRIS_HD T atomic_cas(T* p, std::type_identity_t<T> expected, std::type_identity_t<T> desired) {
   detail::Ref<T, Sc>(*p).compare_exchange_strong(expected, desired, detail::rmw_order<S>,
                                                  detail::failure_order<S>);
   return expected;  // compare_exchange left the old value here
 }
 
 template <Sem S, Scope Sc>
-IRIS_DEVICE void fence() {
+IRIS_HD void fence() {
   if constexpr (S != Sem::relaxed) cuda::atomic_thread_fence(detail::rmw_order<S>, detail::cu_scope<Sc>);
 }
 
@@ -334,17 +352,16 @@ IRIS_DEVICE void fence() {
 
 namespace detail {
 template <Sem S, Scope Sc, class T, class F>
-IRIS_DEVICE T cas_update(T* p, F next) {
+IRIS_HD T cas_update(T* p, F next) {
+  using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
   T old = atomic_load<Sem::relaxed, Sc>(p);
   for (;;) {
     const T seen = atomic_cas<S, Sc>(p, old, next(old));
-    // Compare bit patterns: a NaN never equals itself.
-    if constexpr (sizeof(T) == 4) {
-      if (__float_as_uint(static_cast<float>(seen)) == __float_as_uint(static_cast<float>(old))) return old;
-    } else {
-      if (__double_as_longlong(static_cast<double>(seen)) == __double_as_longlong(static_cast<double>(old)))
-        return old;
-    }
+    // The swap happened if the bits are unchanged (compare bits: a NaN never equals itself).
+    Bits a, b;
+    std::memcpy(&a, &seen, sizeof a);
+    std::memcpy(&b, &old, sizeof b);
+    if (a == b) return old;
     old = seen;
   }
 }
@@ -355,18 +372,18 @@ IRIS_DEVICE T cas_update(T* p, F next) {
 // Spins until `*p op value` holds; every read has semantics S (acquire to see what
 // the signalling rank wrote before its release).
 template <Sem S, Scope Sc, class T>
-IRIS_DEVICE void wait_until(T* p, Cmp op, std::type_identity_t<T> value) {
+IRIS_HD void wait_until(T* p, Cmp op, std::type_identity_t<T> value) {
   static_assert(S != Sem::release, "wait_until cannot have release semantics");
   detail::Backoff backoff;
   while (!detail::compare(atomic_load<S, Sc>(p), op, static_cast<T>(value))) backoff.pause();
 }
 
 template <Sem S, Scope Sc, class T>
-IRIS_DEVICE void signal_set(T* p, std::type_identity_t<T> v) {
+IRIS_HD void signal_set(T* p, std::type_identity_t<T> v) {
   atomic_store<S, Sc>(p, v);
 }
 template <Sem S, Scope Sc, class T>
-IRIS_DEVICE void signal_add(T* p, std::type_identity_t<T> v) {
+IRIS_HD void signal_add(T* p, std::type_identity_t<T> v) {
   atomic_add<S, Sc>(p, v);
 }
 
@@ -385,7 +402,7 @@ IRIS_DEVICE void signal_add(T* p, std::type_identity_t<T> v) {
 // The acquire of the final count synchronises with every rank's release (an RMW
 // chain is one release sequence), so the barrier orders memory like a release by
 // every rank followed by an acquire by every rank.
-IRIS_DEVICE inline void barrier(const DeviceContext& ctx, int program_id) {
+IRIS_HD inline void barrier(const DeviceContext& ctx, int program_id) {
   if (ctx.world_size == 1) {
     fence<Sem::acq_rel, Scope::sys>();
     return;
@@ -413,13 +430,13 @@ struct Text {
   static constexpr int kCapacity = 480;
   char buf[kCapacity];
   int len = 0;
-  IRIS_DEVICE Text& add(const char* s) {
+  IRIS_HD Text& add(const char* s) {
     if (s == nullptr) s = "<unknown>";
     while (*s != '\0' && len < kCapacity - 1) buf[len++] = *s++;
     buf[len] = '\0';
     return *this;
   }
-  IRIS_DEVICE Text& add(long long v) {
+  IRIS_HD Text& add(long long v) {
     char digits[24];
     int n = 0;
     const bool negative = v < 0;
@@ -433,7 +450,7 @@ struct Text {
     buf[len] = '\0';
     return *this;
   }
-  IRIS_DEVICE Text& add_unsigned(unsigned long long u) {
+  IRIS_HD Text& add_unsigned(unsigned long long u) {
     char digits[24];
     int n = 0;
     do {
@@ -444,7 +461,7 @@ struct Text {
     buf[len] = '\0';
     return *this;
   }
-  IRIS_DEVICE Text& add_pointer(const void* p) {
+  IRIS_HD Text& add_pointer(const void* p) {
     const auto u = reinterpret_cast<unsigned long long>(p);
     add("0x");
     bool started = false;
@@ -463,7 +480,7 @@ struct Text {
 // thread of a rank writes and prints its message; every failing thread traps.
 // The failure paths are out of line so that the message buffers do not weigh on
 // the stack frame of every checked access.
-[[noreturn]] __noinline__ IRIS_DEVICE inline void report(const DeviceContext& ctx, const char* file, int line,
+[[noreturn]] __noinline__ IRIS_HD inline void report(const DeviceContext& ctx, const char* file, int line,
                                                          int program_id, const Text& what) {
   Text msg;
   msg.add(file).add(":").add(static_cast<long long>(line)).add(": error: ").add(what.buf);
@@ -478,32 +495,35 @@ struct Text {
       ErrorReport* out = area->report;
       if (out != nullptr) {
         for (int i = 0; i <= msg.len; ++i) out->text[i] = msg.buf[i];
-        __threadfence_system();
+        fence<Sem::acq_rel, Scope::sys>();
         out->length = static_cast<unsigned>(msg.len);
-        __threadfence_system();
+        fence<Sem::acq_rel, Scope::sys>();
       }
       printf("%s\n", msg.buf);
       atomic_store<Sem::release, Scope::gpu>(&area->report_claimed, 2u);
     } else {
-      for (int i = 0; i < 1000000 && atomic_load<Sem::acquire, Scope::gpu>(&area->report_claimed) != 2u; ++i) {
-#if !defined(__HIP_PLATFORM_AMD__)
-        __nanosleep(100);
-#endif
+      Backoff backoff;
+      for (int i = 0; i < 100000 && atomic_load<Sem::acquire, Scope::gpu>(&area->report_claimed) != 2u; ++i) {
+        backoff.pause();
       }
     }
   }
+#if IRIS_DEVICE_PASS && defined(__HIP_PLATFORM_AMD__)
+  __builtin_trap();
+#elif IRIS_DEVICE_PASS
   __trap();
-#if !defined(__HIP_PLATFORM_AMD__)
   __builtin_unreachable();
+#else
+  std::abort();
 #endif
 }
 
-IRIS_DEVICE inline bool in_heap(const DeviceContext& ctx, int r, std::uintptr_t addr, std::size_t bytes) {
+IRIS_HD inline bool in_heap(const DeviceContext& ctx, int r, std::uintptr_t addr, std::size_t bytes) {
   const auto base = reinterpret_cast<std::uintptr_t>(ctx.heap_bases[r]);
   return addr >= base && bytes <= ctx.heap_size && addr - base <= ctx.heap_size - bytes;
 }
 
-[[noreturn]] __noinline__ IRIS_DEVICE inline void bad_rank(const DeviceContext& ctx, int r, const char* file,
+[[noreturn]] __noinline__ IRIS_HD inline void bad_rank(const DeviceContext& ctx, int r, const char* file,
                                                            int line, int program_id) {
   Text what;
   what.add("rank ").add(static_cast<long long>(r)).add(" is out of range [0, ");
@@ -511,7 +531,7 @@ IRIS_DEVICE inline bool in_heap(const DeviceContext& ctx, int r, std::uintptr_t 
   report(ctx, file, line, program_id, what);
 }
 
-[[noreturn]] __noinline__ IRIS_DEVICE inline void bad_access(const DeviceContext& ctx, const void* p,
+[[noreturn]] __noinline__ IRIS_HD inline void bad_access(const DeviceContext& ctx, const void* p,
                                                              std::size_t bytes, const char* file, int line,
                                                              int program_id) {
   const auto addr = reinterpret_cast<std::uintptr_t>(p);
@@ -535,7 +555,7 @@ IRIS_DEVICE inline bool in_heap(const DeviceContext& ctx, int r, std::uintptr_t 
   report(ctx, file, line, program_id, what);
 }
 
-[[noreturn]] __noinline__ IRIS_DEVICE inline void bad_translate(const DeviceContext& ctx, const void* p,
+[[noreturn]] __noinline__ IRIS_HD inline void bad_translate(const DeviceContext& ctx, const void* p,
                                                                 int to_rank, const char* file, int line,
                                                                 int program_id) {
   Text what;
@@ -547,13 +567,13 @@ IRIS_DEVICE inline bool in_heap(const DeviceContext& ctx, int r, std::uintptr_t 
 }  // namespace detail
 
 // r must be in [0, world_size); returns r.
-IRIS_DEVICE inline int check_rank(const DeviceContext& ctx, int r, const char* file, int line, int program_id) {
+IRIS_HD inline int check_rank(const DeviceContext& ctx, int r, const char* file, int line, int program_id) {
   if (r < 0 || r >= ctx.world_size) detail::bad_rank(ctx, r, file, line, program_id);
   return r;
 }
 
 // p..p+bytes must lie inside one rank's symmetric heap.
-IRIS_DEVICE inline void check_access(const DeviceContext& ctx, const void* p, std::size_t bytes, const char* file,
+IRIS_HD inline void check_access(const DeviceContext& ctx, const void* p, std::size_t bytes, const char* file,
                                      int line, int program_id) {
   const auto addr = reinterpret_cast<std::uintptr_t>(p);
   for (int r = 0; r < ctx.world_size; ++r) {
@@ -564,7 +584,7 @@ IRIS_DEVICE inline void check_access(const DeviceContext& ctx, const void* p, st
 
 namespace detail {
 // Checked-mode helper behind translate_checked.
-IRIS_DEVICE inline void check_translate(const DeviceContext& ctx, const void* p, int to_rank, const char* file,
+IRIS_HD inline void check_translate(const DeviceContext& ctx, const void* p, int to_rank, const char* file,
                                         int line, int program_id) {
   check_rank(ctx, to_rank, file, line, program_id);
   if (!in_heap(ctx, ctx.rank, reinterpret_cast<std::uintptr_t>(p), 1)) {
@@ -575,7 +595,7 @@ IRIS_DEVICE inline void check_translate(const DeviceContext& ctx, const void* p,
 
 // translate() after checking that p lies inside this rank's heap and to_rank is valid.
 template <class T>
-IRIS_DEVICE T* translate_checked(T* p, int to_rank, const DeviceContext& ctx, const char* file, int line,
+IRIS_HD T* translate_checked(T* p, int to_rank, const DeviceContext& ctx, const char* file, int line,
                                  int program_id) {
   detail::check_translate(ctx, p, to_rank, file, line, program_id);
   return translate(p, to_rank, ctx);

@@ -7,10 +7,12 @@
 // null stream) means the rank's own stream: the per-thread default stream of the
 // calling thread (hipStreamPerThread). It is not the legacy null stream, which
 // would serialise the kernels of ranks that share a GPU and deadlock any kernel
-// that waits for another rank. Rank::barrier() synchronises the rank's device, so
+// that waits for another rank. Rank::barrier() waits for the rank's GPU (first its
+// own stream and the launches on other streams, polling, then the whole device), so
 // results are visible after it. A launch is asynchronous; a kernel that fails later
-// (a trap in checked mode, a bad address) is reported by the next synchronising
-// runtime call (Rank::barrier, allocate, free) as an iris::Error.
+// (a trap in checked mode, a bad address) is reported as an iris::Error by the
+// rank's next Rank::barrier() (or the next launch, or the end of run_threads /
+// run_mpi), with the checked-mode message if there is one.
 #pragma once
 
 #include <hip/hip_runtime.h>
@@ -49,6 +51,10 @@ std::string kernel_name() {
   return std::string(sig.substr(from, end == std::string_view::npos ? std::string_view::npos : end - from));
 }
 
+// Remembers a launch on a stream other than the rank's own, so that the rank's next
+// Rank::barrier() waits for it too (runtime library; records an event).
+void track_launch(hipStream_t stream);
+
 }  // namespace detail
 
 // Runs Kernel::run for every program instance of `grid` on the calling rank's device.
@@ -73,6 +79,7 @@ void launch_kernel(Grid grid, Stream stream, const DeviceContext& ctx, Args... a
   if (e != hipSuccess) {
     throw Error(where() + " failed: " + hipGetErrorName(e) + ": " + hipGetErrorString(e));
   }
+  if (stream != hipStreamPerThread) detail::track_launch(stream);
 }
 
 }  // namespace iris

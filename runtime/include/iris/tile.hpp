@@ -316,22 +316,31 @@ IRIS_HD T other_at(const O& other, int j) {
 // scalar side effects (a store through a scalar pointer, an atomic, a signal)
 // happen once per instance, after every thread's earlier accesses.
 #if IRIS_GPU
+// Host and device like the tile functions that return its result: their host
+// pass must be able to deduce return types. Only the device pass synchronises.
 template <class F>
-IRIS_DEVICE auto single(F f) {
+IRIS_HD auto single(F f) {
   using R = decltype(f());
+#if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
+  return f();  // host pass of a GPU compilation: never runs
+#else
   if constexpr (std::is_void_v<R>) {
     __syncthreads();
     if (thread_index() == 0) f();
     __syncthreads();
   } else {
-    __shared__ alignas(16) unsigned char slot[sizeof(R)];
+    struct alignas(16) Slot {
+      unsigned char bytes[sizeof(R)];
+    };
+    __shared__ Slot slot;  // (alignas on the variable: hip-clang refuses it after __shared__)
     __syncthreads();
-    if (thread_index() == 0) *reinterpret_cast<R*>(slot) = f();
+    if (thread_index() == 0) *reinterpret_cast<R*>(slot.bytes) = f();
     __syncthreads();
-    R result = *reinterpret_cast<R*>(slot);
+    R result = *reinterpret_cast<R*>(slot.bytes);
     __syncthreads();
     return result;
   }
+#endif
 }
 #else
 template <class F>
@@ -572,17 +581,25 @@ IRIS_HD void memory_fence() {
   single([] { fence<S, Sc>(); });
 }
 
-IRIS_DEVICE inline void device_barrier(const Program& p) {
+IRIS_HD inline void device_barrier(const Program& p) {
   single([&] { barrier(p.ctx, p.linear_id()); });
 }
 
 // -------------------------------------------------------------- reductions
 #if IRIS_GPU
 // Combines one partial value per thread into one value for the instance.
+// (Host and device for the same reason as single().)
 template <class R, class F>
-IRIS_DEVICE R block_reduce(R partial, F combine) {
-  __shared__ alignas(16) unsigned char raw[kThreads * sizeof(R)];
-  R* buf = reinterpret_cast<R*>(raw);
+IRIS_HD R block_reduce(R partial, F combine) {
+#if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
+  (void)combine;
+  return partial;  // host pass of a GPU compilation: never runs
+#else
+  struct alignas(16) Buffer {
+    unsigned char bytes[kThreads * sizeof(R)];
+  };
+  __shared__ Buffer raw;
+  R* buf = reinterpret_cast<R*>(raw.bytes);
   const int t = thread_index();
   buf[t] = partial;
   __syncthreads();
@@ -593,6 +610,7 @@ IRIS_DEVICE R block_reduce(R partial, F combine) {
   R result = buf[0];
   __syncthreads();
   return result;
+#endif
 }
 #else
 template <class R, class F>
