@@ -68,6 +68,7 @@ class Lexer {
 
   TokenList run() {
     TokenList tokens;
+    tokens.reserve(static_cast<size_t>(end_ - cur_) / 4 + 1);  // about one token per 4 bytes
     while (true) {
       skip_trivia();
       if (cur_ >= end_) break;

@@ -8,8 +8,6 @@
 // stops the parse with one error instead of recursing towards a stack overflow.
 #include "irisc/parser.h"
 
-#include <llvm/ADT/DenseMap.h>
-
 #include <algorithm>
 
 namespace irisc {
@@ -326,13 +324,13 @@ class Parser {
     if (!element || !expect(TokenKind::Comma, "after the tile's element type")) return nullptr;
     Expr* size = shift();
     if (!size || !expect_closing(TokenKind::Greater, open, "after the tile size")) return nullptr;
-    int h = heights_[size] + 1;  // the checker recurses into the size
+    int h = size->height + 1;  // the checker recurses into the size
     if (h > kMaxExprHeight) {
       too_deep(kMaxExprHeight);
       return nullptr;
     }
     auto* t = module_.make<TypeSyntax>();
-    type_heights_[t] = h;
+    t->height = h;
     t->kind = TypeSyntax::Kind::Tile;
     t->element = element;
     t->size = size;
@@ -511,7 +509,7 @@ class Parser {
 
   // Builds a binary node, refusing trees taller than kMaxExprHeight.
   Expr* binary(TokenKind op, Expr* lhs, Expr* rhs) {
-    int h = std::max(heights_.lookup(lhs), heights_.lookup(rhs)) + 1;
+    int h = std::max(lhs->height, rhs->height) + 1;
     if (h > kMaxExprHeight) {
       too_deep(kMaxExprHeight);
       return nullptr;
@@ -519,7 +517,7 @@ class Parser {
     Expr* e = make_expr(ExprKind::Binary, {lhs->range.Start, rhs->range.End});
     e->op = op;
     e->operands = {lhs, rhs};
-    heights_[e] = h;
+    e->height = h;
     return e;
   }
 
@@ -536,7 +534,7 @@ class Parser {
     }
     Expr* e = make_expr(ExprKind::Translate, {pointer->range.Start, rank->range.End});
     e->operands = {pointer, rank};
-    heights_[e] = std::max(heights_.lookup(pointer), heights_.lookup(rank)) + 1;
+    e->height = std::max(pointer->height, rank->height) + 1;
     return e;
   }
 
@@ -590,7 +588,7 @@ class Parser {
     while (operand && accept(TokenKind::As)) {
       TypeSyntax* target = type();
       if (!target) return nullptr;
-      int h = std::max(heights_[operand], type_heights_.lookup(target)) + 1;
+      int h = std::max(operand->height, target->height) + 1;
       if (h > kMaxExprHeight) {
         too_deep(kMaxExprHeight);
         return nullptr;
@@ -598,7 +596,7 @@ class Parser {
       Expr* e = make_expr(ExprKind::Cast, {operand->range.Start, target->range.End});
       e->operands = {operand};
       e->type_syntax = target;
-      heights_[e] = h;
+      e->height = h;
       operand = e;
     }
     return operand;
@@ -615,7 +613,7 @@ class Parser {
     Expr* e = make_expr(ExprKind::Unary, {op.loc(), operand->range.End});
     e->op = op.kind;
     e->operands = {operand};
-    heights_[e] = heights_[operand] + 1;
+    e->height = operand->height + 1;
     return e;
   }
 
@@ -648,7 +646,7 @@ class Parser {
       if (!ts) return nullptr;
       Expr* e = make_expr(ExprKind::TypeValue, ts->range);
       e->type_syntax = ts;
-      heights_[e] = type_heights_.lookup(ts);
+      e->height = ts->height;
       return e;
     }
     if (!stopped_) diags_.error(DiagKind::ExpectedExpression, t.range(), describe(t));
@@ -694,13 +692,13 @@ class Parser {
         diags_.error(DiagKind::PositionalAfterNamed, tok().range());
       }
       if (!(arg.value = expr())) return nullptr;
-      h = std::max(h, heights_[arg.value]);
+      h = std::max(h, arg.value->height);
       call->args.push_back(arg);
       if (!accept(TokenKind::Comma)) break;
     }
     if (!expect_closing(TokenKind::RParen, open, "after the arguments")) return nullptr;
     call->range = from(name.loc());
-    heights_[call] = h + 1;
+    call->height = h + 1;
     return call;
   }
 
@@ -710,10 +708,6 @@ class Parser {
   size_t pos_ = 0;
   int depth_ = 0;
   bool stopped_ = false;
-  // Height of each expression node built so far (0 for leaves), and of each
-  // tile type (its size's height + 1).
-  llvm::DenseMap<const Expr*, int> heights_;
-  llvm::DenseMap<const TypeSyntax*, int> type_heights_;
 };
 
 }  // namespace

@@ -38,6 +38,7 @@ struct TypeSyntax {
   bool sym = false;                     // Pointer
   TypeSyntax* element = nullptr;        // Tile
   Expr* size = nullptr;                 // Tile
+  int height = 0;                       // parser: the size's height + 1 (limits recursion)
 };
 
 enum class ExprKind : uint8_t {
@@ -71,6 +72,7 @@ struct Expr {
   std::vector<Expr*> operands;    // Unary: 1, Binary: 2, Cast: 1, Translate: pointer, rank
   std::vector<CallArg> args;      // Call
   TypeSyntax* type_syntax = nullptr;  // Cast (target), TypeValue
+  int height = 0;                     // parser: tallest path to a leaf (limits recursion)
 
   // checker
   Type type;
