@@ -4,7 +4,10 @@
 //   whose heap is on the same GPU.
 // Each figure is the median of --repeats timed runs (GPU events) after a
 // warm-up; GB/s counts bytes read plus bytes written. Every variant's output
-// is checked against the source. Built as CUDA by bench/CMakeLists.txt.
+// is checked against the source. Built as CUDA by bench/CMakeLists.txt: as
+// copy_bench (two ranks as threads of one process: the other heap is a plain
+// allocation of this process) and copy_bench_mpi (two processes under mpirun:
+// the other heap is mapped through CUDA IPC).
 #include "copy.iris.hpp"
 
 #include <algorithm>
@@ -33,7 +36,8 @@ int main(int argc, char** argv) {
   const std::size_t bytes = n * sizeof(float);
   std::vector<Result> results;
   bool ok = true;
-  iris::run_threads(2, 2 * bytes + (std::size_t{64} << 20), [&](iris::Rank& rank) {
+  const std::size_t heap_bytes = 2 * bytes + (std::size_t{64} << 20);
+  auto body = [&](iris::Rank& rank) {
     float* src = rank.allocate<float>(n);
     float* dst = rank.allocate<float>(n);
     const int me = rank.rank();
@@ -96,7 +100,13 @@ int main(int argc, char** argv) {
     check(hipStreamDestroy(stream), "hipStreamDestroy");
     rank.free(dst);
     rank.free(src);
-  });
+  };
+#ifdef IRIS_BENCH_MPI
+  iris::run_mpi(heap_bytes, body);
+#else
+  iris::run_threads(2, heap_bytes, body);
+#endif
+  if (results.empty()) return 0;  // not the process of rank 0
   const double memcpy_ms = results.at(0).ms;
   const double copy_ms = results.at(1).ms;  // the copy with the same tile size as copy_to
   std::printf("%-30s %10s %10s %14s\n", "variant (1 GiB f32)", "ms", "GB/s", "vs hipMemcpy");

@@ -8,8 +8,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 repeats=${1:-20}
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
-echo "== .iris copy benchmark (median of $repeats runs)"
+echo "== .iris copy benchmark, 2 ranks as threads (median of $repeats runs)"
 build/bench/copy_bench "$repeats"
+if [ -x build/bench/copy_bench_mpi ] && command -v mpirun >/dev/null; then
+  echo "== .iris copy benchmark, 2 processes under mpirun: the other heap mapped through CUDA IPC"
+  mpirun --allow-run-as-root --oversubscribe --bind-to none -np 2 build/bench/copy_bench_mpi "$repeats"
+fi
 if python3 -c "import torch, triton" 2>/dev/null; then
   echo "== peers on the same GPU (median, triton.testing.do_bench)"
   python3 bench/copy_triton.py
