@@ -11,8 +11,9 @@ packages=(
   # What LLVM 19's CMake package links against.
   libzstd-dev zlib1g-dev libz3-dev libxml2-dev libffi-dev
   libfmt-dev doctest-dev
-  # HIP headers (AMD and the NVIDIA platform) and OpenMPI for the runtime.
-  libamdhip64-dev openmpi-bin libopenmpi-dev
+  # HIP headers (AMD and the NVIDIA platform) and OpenMPI for the runtime; ROCm's
+  # device libraries (bitcode) for compiling the emitted kernels for AMD (tests/amd).
+  libamdhip64-dev openmpi-bin libopenmpi-dev rocm-device-libs
 )
 
 missing=()

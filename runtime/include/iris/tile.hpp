@@ -320,10 +320,10 @@ IRIS_HD T other_at(const O& other, int j) {
 // pass must be able to deduce return types. Only the device pass synchronises.
 template <class F>
 IRIS_HD auto single(F f) {
-  using R = decltype(f());
 #if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
   return f();  // host pass of a GPU compilation: never runs
 #else
+  using R = decltype(f());
   if constexpr (std::is_void_v<R>) {
     __syncthreads();
     if (thread_index() == 0) f();
