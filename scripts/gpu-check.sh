@@ -22,7 +22,18 @@ sizes=${SIZES:-1,1000,4097,65536}
 limit=${TIMEOUT:-120}
 mpirun=${MPIRUN:-mpirun}
 read -r -a mpirun_flags <<< "${MPIRUN_FLAGS:---allow-run-as-root --oversubscribe --bind-to none}"
-samples=(all_gather all_reduce atomic_counter message_passing)
+# One check per entry: a sample (samples/README.md), or sample.variant for a
+# second command line of the same program, as in samples/CMakeLists.txt.
+samples=(all_gather all_reduce atomic_counter message_passing message_passing.stress
+         point_to_point atomics collectives barrier copy)
+# The arguments of a check after --ranks.
+args_of() {
+  case $1 in
+    barrier) echo "--rounds 200 --validate" ;;
+    message_passing.stress) echo "--size $sizes --stress 200 --validate" ;;
+    *) echo "--size $sizes --validate" ;;
+  esac
+}
 logs=$build/gpu-check
 mkdir -p "$logs"
 
@@ -72,8 +83,9 @@ run smoke threads 4 "$build/tests/gpu/iris_gpu_smoke" --ranks 4
 run checked_failure threads 2 "$build/tests/gpu/iris_gpu_smoke" --checked-failure
 run abort threads 2 "$build/tests/gpu/iris_gpu_smoke" --abort
 for name in "${samples[@]}"; do
+  read -r -a args <<< "$(args_of "$name")"
   for ranks in $ranks_list; do
-    run "$name" threads "$ranks" "$build/samples/sample_${name}_gpu" --ranks "$ranks" --size "$sizes" --validate
+    run "$name" threads "$ranks" "$build/samples/sample_${name%%.*}_gpu" --ranks "$ranks" "${args[@]}"
   done
 done
 if [ "${NO_MPI:-0}" != 1 ]; then
@@ -82,9 +94,10 @@ if [ "${NO_MPI:-0}" != 1 ]; then
     failed=$((failed + 1))
   else
     for name in "${samples[@]}"; do
+      read -r -a args <<< "$(args_of "$name")"
       for ranks in $ranks_list; do
         run "$name" mpi "$ranks" "$mpirun" "${mpirun_flags[@]}" -np "$ranks" \
-          "$build/samples/sample_${name}_gpu_mpi" --size "$sizes" --validate
+          "$build/samples/sample_${name%%.*}_gpu_mpi" "${args[@]}"
       done
     done
   fi

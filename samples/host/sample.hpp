@@ -1,7 +1,9 @@
 // The command line and helpers shared by the sample host programs: every
-// sample takes --ranks, --size, --validate, --bench and --help, runs its ranks
-// with sample::run (iris::run_threads, or iris::run_mpi in the MPI build of the
-// GPU samples, IRIS_SAMPLE_MPI), and prints a bandwidth table with --bench.
+// sample takes --ranks, --size, --validate, --bench, --repeats and --help (and
+// may add modes, named as positional arguments, and integer options of its own
+// through a Spec), runs its ranks with sample::run (iris::run_threads, or
+// iris::run_mpi in the MPI build of the GPU samples, IRIS_SAMPLE_MPI), and prints
+// a bandwidth table with --bench.
 //
 // Heap memory is device memory on the GPU target, so host code never touches it
 // directly: it fills and reads it with to_device / from_device / fill, which are
@@ -13,15 +15,37 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace sample {
+
+// What a sample adds to the common command line: modes (parts of the sample,
+// named as positional arguments; none named: every mode runs) and integer
+// options of its own (--rounds N, --stress K).
+struct Mode {
+  std::string name;
+  std::string help;
+};
+struct IntOption {
+  std::string name;  // with the dashes: "--rounds"
+  std::string arg;   // what the value is, for --help: "N"
+  std::string help;
+  long long value;   // the default, replaced by the command line's value
+  bool given = false;
+};
+struct Spec {
+  std::vector<Mode> modes;
+  std::vector<IntOption> options;
+};
 
 struct Options {
   int ranks = 2;
@@ -31,42 +55,76 @@ struct Options {
   bool bench = false;
   int repeats = 5;
   std::size_t heap_bytes = std::size_t{1} << 30;
+  std::vector<std::string> modes;  // the modes to run, in the sample's order
+  std::vector<IntOption> options;  // the sample's own options, with their values
+
+  bool runs(const std::string& mode) const {
+    return std::find(modes.begin(), modes.end(), mode) != modes.end();
+  }
+  const IntOption& option(const std::string& name) const {
+    for (const IntOption& o : options)
+      if (o.name == name) return o;
+    std::fprintf(stderr, "sample: no option %s\n", name.c_str());
+    std::abort();
+  }
+  long long value(const std::string& name) const { return option(name).value; }
+  bool given(const std::string& name) const { return option(name).given; }
 };
 
-[[noreturn]] inline void usage(const char* program, const char* what, int status) {
-  std::fprintf(status ? stderr : stdout,
-               "%s\n\nUSAGE: %s [--ranks N] [--size ELEMENTS[,ELEMENTS...]] [--validate] [--bench]\n"
-               "       [--repeats N] [--heap BYTES]\n\n"
+[[noreturn]] inline void usage(const char* program, const char* what, int status, const Spec& spec = {}) {
+  FILE* out = status ? stderr : stdout;
+  std::fprintf(out, "%s\n\nUSAGE: %s%s [--ranks N] [--size ELEMENTS[,ELEMENTS...]] [--validate] [--bench]\n"
+               "       [--repeats N] [--heap BYTES]",
+               what, program, spec.modes.empty() ? "" : " [MODE...]");
+  for (const IntOption& o : spec.options) std::fprintf(out, " [%s %s]", o.name.c_str(), o.arg.c_str());
+  std::fprintf(out, "\n\n");
+  if (!spec.modes.empty()) {
+    std::fprintf(out, "MODES (default: all of them, in this order):\n");
+    int width = 0;
+    for (const Mode& m : spec.modes) width = std::max(width, static_cast<int>(m.name.size()));
+    for (const Mode& m : spec.modes) std::fprintf(out, "  %-*s  %s\n", width, m.name.c_str(), m.help.c_str());
+    std::fprintf(out, "\n");
+  }
+  std::fprintf(out,
 #ifdef IRIS_SAMPLE_MPI
                "  --ranks N      ranks to expect (default: as many as mpirun started)\n"
 #else
                "  --ranks N      ranks to run, as threads of this process (default 2)\n"
 #endif
                "  --size LIST    elements per rank, comma-separated (default 1048576)\n"
-               "  --validate     check every result against a host computation\n"
-               "  --bench        print a table of size, time and bandwidth (median of --repeats)\n",
-               what, program);
+               "  --validate     check every result against a host computation (default without --bench)\n"
+               "  --bench        print a table of size, time and bandwidth (median of --repeats)\n"
+               "  --repeats N    timed runs per size with --bench (default 5)\n"
+               "  --heap BYTES   symmetric heap per rank (default 1073741824)\n");
+  for (const IntOption& o : spec.options) {
+    const std::string flag = o.name + " " + o.arg;
+    std::fprintf(out, "  %-14s %s (default %lld)\n", flag.c_str(), o.help.c_str(), o.value);
+  }
   std::exit(status);
 }
 
-inline Options parse(int argc, char** argv, const char* what) {
+inline Options parse(int argc, char** argv, const char* what, const Spec& spec = {}) {
   Options o;
+  o.options = spec.options;
+  std::vector<bool> named(spec.modes.size(), false);
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto value = [&]() -> std::string {
-      if (i + 1 >= argc) usage(argv[0], what, 2);
+      if (i + 1 >= argc) usage(argv[0], what, 2, spec);
       return argv[++i];
     };
     auto number = [&](const std::string& text) -> std::size_t {
       char* end = nullptr;
       unsigned long long v = std::strtoull(text.c_str(), &end, 10);
-      if (text.empty() || *end != '\0') {
+      if (text.empty() || *end != '\0' || text[0] == '-') {
         std::fprintf(stderr, "%s: not a number: '%s'\n", argv[0], text.c_str());
         std::exit(2);
       }
       return static_cast<std::size_t>(v);
     };
-    if (arg == "--help" || arg == "-h") usage(argv[0], what, 0);
+    auto own = std::find_if(o.options.begin(), o.options.end(), [&](const IntOption& x) { return x.name == arg; });
+    auto mode = std::find_if(spec.modes.begin(), spec.modes.end(), [&](const Mode& m) { return m.name == arg; });
+    if (arg == "--help" || arg == "-h") usage(argv[0], what, 0, spec);
     else if (arg == "--ranks") {
       o.ranks = static_cast<int>(number(value()));
       o.ranks_given = true;
@@ -83,8 +141,14 @@ inline Options parse(int argc, char** argv, const char* what) {
         o.sizes.push_back(number(list.substr(start, comma - start)));
         start = comma + 1;
       }
+    } else if (own != o.options.end()) {
+      own->value = static_cast<long long>(number(value()));
+      own->given = true;
+    } else if (mode != spec.modes.end()) {
+      named[static_cast<std::size_t>(mode - spec.modes.begin())] = true;
     } else {
-      std::fprintf(stderr, "%s: unknown option '%s' (see --help)\n", argv[0], arg.c_str());
+      std::fprintf(stderr, "%s: unknown %s '%s' (see --help)\n", argv[0],
+                   arg.rfind("-", 0) == 0 || spec.modes.empty() ? "option" : "mode", arg.c_str());
       std::exit(2);
     }
   }
@@ -92,6 +156,13 @@ inline Options parse(int argc, char** argv, const char* what) {
     std::fprintf(stderr, "%s: --ranks must be at least 1\n", argv[0]);
     std::exit(2);
   }
+  if (o.repeats < 1) {
+    std::fprintf(stderr, "%s: --repeats must be at least 1\n", argv[0]);
+    std::exit(2);
+  }
+  const bool any = std::find(named.begin(), named.end(), true) != named.end();
+  for (std::size_t m = 0; m < spec.modes.size(); ++m)
+    if (named[m] || !any) o.modes.push_back(spec.modes[m].name);
   if (!o.validate && !o.bench) o.validate = true;
   return o;
 }
@@ -205,6 +276,16 @@ inline double median_seconds(iris::Rank& rank, int repeats, const std::function<
   return times[times.size() / 2];
 }
 
+// What an output is set to before a kernel runs, so that an element the kernel
+// should have written and did not shows: NaN for floating-point types (also
+// iris::half and iris::bfloat16), a pattern no sample writes for integers.
+template <class T>
+T poison() {
+  if constexpr (std::is_integral_v<T>) return static_cast<T>(0x5eadbeef);
+  else if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::quiet_NaN();
+  else return T(std::numeric_limits<float>::quiet_NaN());
+}
+
 // Counts mismatches on this rank and reports the first few.
 struct Checker {
   int rank;
@@ -212,9 +293,15 @@ struct Checker {
   template <class T>
   void expect(const char* what, std::size_t index, T got, T want) {
     if (got == want) return;
-    if (errors++ < 5)
-      std::fprintf(stderr, "rank %d: %s[%zu] = %g, expected %g\n", rank, what, index,
-                   static_cast<double>(got), static_cast<double>(want));
+    report(what, index, static_cast<double>(got), static_cast<double>(want));
+  }
+  // |got - want| <= tolerance (false for NaN, so poison never passes).
+  void near(const char* what, std::size_t index, double got, double want, double tolerance) {
+    if (std::fabs(got - want) <= tolerance) return;
+    report(what, index, got, want);
+  }
+  void report(const char* what, std::size_t index, double got, double want) {
+    if (errors++ < 5) std::fprintf(stderr, "rank %d: %s[%zu] = %g, expected %g\n", rank, what, index, got, want);
   }
 };
 
