@@ -17,22 +17,6 @@ std::string_view binding_description(Binding::Kind kind) {
   return "";
 }
 
-TokenKind compound_to_binary(TokenKind op) {
-  switch (op) {
-    case TokenKind::PlusEq: return TokenKind::Plus;
-    case TokenKind::MinusEq: return TokenKind::Minus;
-    case TokenKind::StarEq: return TokenKind::Star;
-    case TokenKind::SlashEq: return TokenKind::Slash;
-    case TokenKind::PercentEq: return TokenKind::Percent;
-    case TokenKind::AmpEq: return TokenKind::Amp;
-    case TokenKind::PipeEq: return TokenKind::Pipe;
-    case TokenKind::CaretEq: return TokenKind::Caret;
-    case TokenKind::ShlEq: return TokenKind::Shl;
-    case TokenKind::ShrEq: return TokenKind::Shr;
-    default: return op;
-  }
-}
-
 }  // namespace
 
 void check(Module& module, Diagnostics& diags) { Checker(module, diags).run(); }
@@ -287,7 +271,7 @@ void Checker::check_assign(Stmt* s) {
     return;
   }
   if (s->assign_op != TokenKind::Eq)
-    value = binary_result(compound_to_binary(s->assign_op), b->type, value, s->range);
+    value = binary_result(compound_operator(s->assign_op), b->type, value, s->range);
   require_convertible(value, b->type, fmt::format("the assignment to '{}'", b->name),
                       s->value->range);
 }

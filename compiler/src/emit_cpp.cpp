@@ -82,21 +82,6 @@ std::string_view op_function(TokenKind op) {
   }
 }
 
-TokenKind compound_op(TokenKind op) {
-  switch (op) {
-    case TokenKind::PlusEq: return TokenKind::Plus;
-    case TokenKind::MinusEq: return TokenKind::Minus;
-    case TokenKind::StarEq: return TokenKind::Star;
-    case TokenKind::SlashEq: return TokenKind::Slash;
-    case TokenKind::PercentEq: return TokenKind::Percent;
-    case TokenKind::AmpEq: return TokenKind::Amp;
-    case TokenKind::PipeEq: return TokenKind::Pipe;
-    case TokenKind::CaretEq: return TokenKind::Caret;
-    case TokenKind::ShlEq: return TokenKind::Shl;
-    default: return TokenKind::Shr;
-  }
-}
-
 // Element types that C++ arithmetic keeps as they are (no promotion to int).
 bool arithmetic_keeps(ScalarKind s) {
   return s == ScalarKind::I32 || s == ScalarKind::I64 || s == ScalarKind::U32 ||
@@ -250,7 +235,7 @@ class Emitter {
         const Binding& b = *s->target->binding;
         std::string value = convert(expr(s->value, &b.type), s->value->type, b.type);
         if (s->assign_op != TokenKind::Eq)
-          value = combine(compound_op(s->assign_op), name_of(&b), b.type, value, s->value->type, b.type);
+          value = combine(compound_operator(s->assign_op), name_of(&b), b.type, value, s->value->type, b.type);
         out_ << fmt::format("{} = {};\n", name_of(&b), value);
         return;
       }

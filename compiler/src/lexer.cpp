@@ -275,6 +275,22 @@ class Lexer {
 std::string_view token_kind_text(TokenKind kind) { return kKindText[static_cast<size_t>(kind)]; }
 std::string_view token_kind_name(TokenKind kind) { return kKindName[static_cast<size_t>(kind)]; }
 
+TokenKind compound_operator(TokenKind op) {
+  switch (op) {
+    case TokenKind::PlusEq: return TokenKind::Plus;
+    case TokenKind::MinusEq: return TokenKind::Minus;
+    case TokenKind::StarEq: return TokenKind::Star;
+    case TokenKind::SlashEq: return TokenKind::Slash;
+    case TokenKind::PercentEq: return TokenKind::Percent;
+    case TokenKind::AmpEq: return TokenKind::Amp;
+    case TokenKind::PipeEq: return TokenKind::Pipe;
+    case TokenKind::CaretEq: return TokenKind::Caret;
+    case TokenKind::ShlEq: return TokenKind::Shl;
+    case TokenKind::ShrEq: return TokenKind::Shr;
+    default: return op;
+  }
+}
+
 TokenList lex(llvm::StringRef source, Diagnostics& diags) { return Lexer(source, diags).run(); }
 
 }  // namespace irisc

@@ -20,6 +20,8 @@ enum class TokenKind : uint8_t {
 std::string_view token_kind_text(TokenKind kind);
 // The enumerator name, e.g. "Identifier" (for --emit=tokens).
 std::string_view token_kind_name(TokenKind kind);
+// The binary operator of a compound assignment (PlusEq -> Plus); others unchanged.
+TokenKind compound_operator(TokenKind op);
 
 struct Token {
   TokenKind kind = TokenKind::Eof;
