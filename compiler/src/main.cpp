@@ -4,6 +4,7 @@
 // cannot be read or written), 2 usage errors, 3 an internal compiler error.
 // Command-line parsing, file reading and crash reporting come from LLVM's
 // Support library.
+#include "irisc/depfile.h"
 #include "irisc/emit.h"
 #include "irisc/frontend.h"
 #include "irisc/summary.h"
@@ -54,6 +55,14 @@ cl::opt<bool> checked("checked",
                       cl::desc("With --emit=cpp: check heap accesses, ranks and translations at run "
                                "time, reporting the .iris location"),
                       cl::cat(category));
+// gcc's dependency-file options, so build systems can use irisc like a C
+// compiler (CMake's DEPFILE, make's -include).
+cl::opt<bool> write_deps("MD", cl::desc("Also write a dependency file (make rule) of the files read"),
+                         cl::cat(category));
+cl::opt<std::string> dep_file("MF", cl::desc("With -MD: the dependency file (default: <output>.d)"),
+                              cl::value_desc("file"), cl::cat(category));
+cl::opt<std::string> dep_target("MT", cl::desc("With -MD: the rule's target (default: the -o path)"),
+                                cl::value_desc("target"), cl::cat(category));
 cl::opt<unsigned> error_limit("error-limit",
                               cl::desc("Stop after <n> errors; 0 for no limit (default 20)"),
                               cl::value_desc("n"), cl::init(20), cl::cat(category));
@@ -75,7 +84,36 @@ void print_tokens(const FrontendResult& result, const llvm::SourceMgr& sources,
   }
 }
 
+// The files the compilation read, for -MD: the input (unless it is standard
+// input).
+std::vector<std::string> files_read() {
+  std::vector<std::string> files;
+  if (input != "-") files.push_back(input);
+  return files;
+}
+
+// Checks the -MD options before any work; returns an error message or "".
+std::string depfile_usage_error() {
+  if (!write_deps)
+    return dep_file.getNumOccurrences() || dep_target.getNumOccurrences() ? "-MF and -MT need -MD"
+                                                                          : "";
+  if (output == "-" && (dep_file.empty() || dep_target.empty()))
+    return "-MD with output to standard output needs -MF <file> and -MT <target>";
+  return "";
+}
+
+int write_deps_file() {
+  std::string path = dep_file.empty() ? output + ".d" : dep_file.getValue();
+  std::error_code ec;
+  llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_Text);
+  if (ec) return fail("cannot write '" + path + "': " + ec.message(), kExitUserError);
+  write_depfile(out, dep_target.empty() ? output.getValue() : dep_target.getValue(), files_read());
+  return 0;
+}
+
 int run() {
+  if (std::string error = depfile_usage_error(); !error.empty()) return fail(error, kExitUsage);
+
   auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(input, /*IsText=*/true);
   if (!buffer) return fail("cannot open '" + input + "': " + buffer.getError().message(), kExitUserError);
 
@@ -109,7 +147,7 @@ int run() {
     }
     case Emit::Summary: print_summary(*result.module, input == "-" ? "<stdin>" : input.getValue(), out); break;
   }
-  return 0;
+  return write_deps ? write_deps_file() : 0;
 }
 
 }  // namespace
