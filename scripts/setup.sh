@@ -5,9 +5,9 @@ set -euo pipefail
 
 packages=(
   cmake ninja-build g++ git python3
-  # LLVM 19: Support (SourceMgr, command line) for irisc; Clang LibTooling for
-  # imports; clang-19 with libFuzzer and sanitizers for the fuzz target; lld for AMD.
-  llvm-19-dev libclang-19-dev clang-19 lld-19 libclang-rt-19-dev
+  # LLVM 19: Support (SourceMgr, command line) for irisc; Clang LibTooling
+  # (libclang-cpp, Clang's CMake package) for irisc-import-hip, which reads imports; clang-19 with libFuzzer and sanitizers for the fuzz target; lld for AMD.
+  llvm-19-dev libclang-19-dev libclang-cpp19-dev clang-19 lld-19 libclang-rt-19-dev
   # What LLVM 19's CMake package links against.
   libzstd-dev zlib1g-dev libz3-dev libxml2-dev libffi-dev
   libfmt-dev doctest-dev
