@@ -63,7 +63,62 @@ Type Checker::check_call(Expr* e) {
     for (CallArg& arg : e->args) check_expr(arg.value);
     return Type::error();
   }
+  if (b->function->imported_from) return check_imported_call(e, *b->function);
   return check_device_call(e, *b->function);
+}
+
+// A call to a function of an imported header: like a device call, and
+// elementwise when arguments are tiles (each element converts to the
+// parameter's scalar type; the result is a tile of the same shape). Every
+// error gets a note at the declaration in the header.
+Type Checker::check_imported_call(Expr* call, const Function& fn) {
+  call->callee = &fn;
+  bool overloaded = fn.declarations.size() > 1;
+  if (overloaded || !fn.rejection.empty()) {
+    if (overloaded) diags_.error(DiagKind::ImportedOverloaded, call->name_range, fn.name);
+    else diags_.error(DiagKind::ImportedNotCallable, call->name_range, fn.name, fn.rejection);
+    note_declarations(fn);
+    for (CallArg& arg : call->args) check_expr(arg.value);
+    return Type::error();
+  }
+  std::vector<BuiltinParam> params;
+  for (const Param& p : fn.params) params.push_back({p.name});
+  if (!bind_arguments(call, fn.name, params)) {
+    note_declarations(fn);
+    return Type::error();
+  }
+  std::optional<Shape> shape;
+  const Expr* tile_arg = nullptr;
+  bool ok = true;
+  std::string what = fmt::format("the arguments of '{}'", fn.name);
+  for (size_t i = 0; i < fn.params.size(); ++i) {
+    const Expr* arg = call->resolved_args[i];
+    if (!tile_arg && arg->type.is_tile()) tile_arg = arg;
+    std::optional<Shape> joined;
+    if (!broadcast(fn.param_types[i].with_shape(shape), arg->type, joined, what, arg->range)) {
+      note_declarations(fn);
+      return Type::error();
+    }
+    shape = joined;
+    if (!require_convertible(arg->type, fn.param_types[i].with_shape(arg->type.shape),
+                             arg_name(call, i), arg->range))
+      ok = false;
+  }
+  if (ok && shape && fn.result.is_void()) {
+    diags_.error(DiagKind::NeedsScalar, call->range,
+                 fmt::format("an argument of '{}', which has no result,", fn.name),
+                 tile_arg->type.str());
+    ok = false;
+  }
+  if (!ok) {
+    note_declarations(fn);
+    return Type::error();
+  }
+  return fn.result.with_shape(shape);
+}
+
+void Checker::note_declarations(const Function& fn) {
+  for (llvm::SMRange at : fn.declarations) diags_.note(DiagKind::DeclaredInHeader, at, fn.name);
 }
 
 Type Checker::check_device_call(Expr* call, const Function& fn) {

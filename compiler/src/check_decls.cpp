@@ -45,6 +45,7 @@ void Checker::run() {
 
 void Checker::declare_functions() {
   for (Item& item : module_.items) {
+    if (item.kind == Item::Kind::Import) declare_imported(*item.import);
     if (item.kind != Item::Kind::Function) continue;
     Function& fn = *item.function;
     if (find_builtin(fn.name)) {
@@ -53,6 +54,20 @@ void Checker::declare_functions() {
     }
     Binding* b = bind(Binding::Kind::Function, fn.name, fn.name_range, Type::void_type());
     b->function = &fn;
+  }
+}
+
+// A header's functions share the global scope with the file's own; one named
+// like a built-in could never be called.
+void Checker::declare_imported(const ImportDecl& decl) {
+  for (Function* fn : decl.functions) {
+    if (find_builtin(fn->name)) {
+      diags_.error(DiagKind::ImportedBuiltinName, decl.range, fn->name, decl.path);
+      diags_.note(DiagKind::DeclaredInHeader, fn->name_range, fn->name);
+      continue;
+    }
+    Binding* b = bind(Binding::Kind::Function, fn->name, fn->name_range, Type::void_type());
+    b->function = fn;
   }
 }
 

@@ -21,6 +21,7 @@ class Checker {
  private:
   // ---- check_decls.cpp
   void declare_functions();
+  void declare_imported(const ImportDecl& decl);
   void resolve_signature(Function& fn);
   void check_const(ConstDecl& decl);
   void check_function(Function& fn);
@@ -73,6 +74,8 @@ class Checker {
                       const std::vector<BuiltinParam>& params);
   Type check_builtin(Expr* call);
   Type check_device_call(Expr* call, const Function& fn);
+  Type check_imported_call(Expr* call, const Function& fn);
+  void note_declarations(const Function& fn);
   Type check_memory_op(Expr* call);
   bool check_mask(Expr* mask, const Type& access);
   bool check_order(Expr* call, size_t sem_index, bool is_load, bool is_store);

@@ -7,6 +7,7 @@
 #include "irisc/depfile.h"
 #include "irisc/emit.h"
 #include "irisc/frontend.h"
+#include "irisc/import_protocol.h"
 #include "irisc/summary.h"
 #include "irisc/verify.h"
 
@@ -14,6 +15,7 @@
 #include <llvm/Support/ErrorHandling.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/Path.h>
 #include <llvm/Support/PrettyStackTrace.h>
 #include <llvm/Support/Signals.h>
 #include <llvm/Support/WithColor.h>
@@ -40,6 +42,9 @@ cl::opt<std::string> output("o", cl::desc("Write the output to <file> (default: 
                             cl::value_desc("file"), cl::init("-"), cl::cat(category));
 cl::list<std::string> include_dirs("I", cl::desc("Add <dir> to the search path of imports"),
                                    cl::value_desc("dir"), cl::Prefix, cl::cat(category));
+cl::opt<std::string> compile_commands(
+    "p", cl::desc("Read the -I/-D flags for imported headers from <dir>/compile_commands.json"),
+    cl::value_desc("dir"), cl::cat(category));
 cl::opt<Emit> emit(
     "emit", cl::desc("What to produce"), cl::init(Emit::Summary),
     cl::values(clEnumValN(Emit::Summary, "summary", "check the file and summarise its kernels (default)"),
@@ -85,11 +90,24 @@ void print_tokens(const FrontendResult& result, const llvm::SourceMgr& sources,
 }
 
 // The files the compilation read, for -MD: the input (unless it is standard
-// input).
-std::vector<std::string> files_read() {
+// input) and every file the parses of its imports read.
+std::vector<std::string> files_read(const Module* module) {
   std::vector<std::string> files;
   if (input != "-") files.push_back(input);
+  if (!module) return files;  // --emit=tokens
+  for (const Item& item : module->items)
+    if (item.kind == Item::Kind::Import)
+      files.insert(files.end(), item.import->files.begin(), item.import->files.end());
   return files;
+}
+
+// irisc-import-hip is installed next to irisc.
+ImportOptions import_options(const char* argv0) {
+  static int anchor;
+  llvm::SmallString<256> helper(llvm::sys::fs::getMainExecutable(argv0, &anchor));
+  llvm::sys::path::remove_filename(helper);
+  llvm::sys::path::append(helper, import_protocol::kTool);
+  return {std::string(helper), include_dirs, compile_commands};
 }
 
 // Checks the -MD options before any work; returns an error message or "".
@@ -102,23 +120,23 @@ std::string depfile_usage_error() {
   return "";
 }
 
-int write_deps_file() {
+int write_deps_file(const Module* module) {
   std::string path = dep_file.empty() ? output + ".d" : dep_file.getValue();
   std::error_code ec;
   llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_Text);
   if (ec) return fail("cannot write '" + path + "': " + ec.message(), kExitUserError);
-  write_depfile(out, dep_target.empty() ? output.getValue() : dep_target.getValue(), files_read());
+  write_depfile(out, dep_target.empty() ? output.getValue() : dep_target.getValue(),
+                files_read(module));
   return 0;
 }
 
-int run() {
+int run(const char* argv0) {
   if (std::string error = depfile_usage_error(); !error.empty()) return fail(error, kExitUsage);
 
   auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(input, /*IsText=*/true);
   if (!buffer) return fail("cannot open '" + input + "': " + buffer.getError().message(), kExitUserError);
 
   llvm::SourceMgr sources;
-  sources.setIncludeDirs(include_dirs);
   unsigned id = sources.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
   // LLVM's own --color option decides; by default, colour on a terminal only.
   bool colors = llvm::WithColor(llvm::errs()).colorsEnabled();
@@ -127,7 +145,8 @@ int run() {
   std::vector<Diagnostic> seen;
   if (verify) diags.set_consumer([&](const Diagnostic& d) { seen.push_back(d); });
   Stage last = emit == Emit::Tokens ? Stage::Tokens : emit == Emit::Ast ? Stage::Ast : Stage::Checked;
-  FrontendResult result = run_frontend(sources, id, diags, last);
+  ImportOptions imports = import_options(argv0);
+  FrontendResult result = run_frontend(sources, id, diags, last, &imports);
   if (verify) return verify_diagnostics(sources, id, seen, llvm::errs()) ? 0 : kExitUserError;
   if (!result.ok) return kExitUserError;
 
@@ -147,7 +166,7 @@ int run() {
     }
     case Emit::Summary: print_summary(*result.module, input == "-" ? "<stdin>" : input.getValue(), out); break;
   }
-  return write_deps ? write_deps_file() : 0;
+  return write_deps ? write_deps_file(result.module.get()) : 0;
 }
 
 }  // namespace
@@ -168,7 +187,7 @@ int main(int argc, char** argv) {
                                    &llvm::errs()))
     return kExitUsage;
   try {
-    return run();
+    return run(argv[0]);
   } catch (const std::exception& e) {
     llvm::errs() << "irisc: internal compiler error: " << e.what()
                  << "\nthis is a bug in irisc, not in your program; please report it with the input file.\n";

@@ -7,14 +7,15 @@ namespace irisc {
 namespace {
 
 struct Expectation {
+  unsigned buffer;
   Severity severity;
   unsigned line;
   std::string text;
   bool matched = false;
 };
 
-std::vector<Expectation> read_expectations(const llvm::SourceMgr& sources, unsigned buffer_id) {
-  std::vector<Expectation> out;
+void read_expectations(const llvm::SourceMgr& sources, unsigned buffer_id,
+                       std::vector<Expectation>& out) {
   llvm::StringRef rest = sources.getMemoryBuffer(buffer_id)->getBuffer();
   llvm::Regex pattern(R"(expected-(error|note)(@([+-]?)([0-9]+))? *\{\{(.*)\}\})");
   for (unsigned line = 1; !rest.empty(); ++line) {
@@ -34,25 +35,30 @@ std::vector<Expectation> read_expectations(const llvm::SourceMgr& sources, unsig
         m[4].getAsInteger(10, offset);
         target = m[3] == "+" ? line + offset : m[3] == "-" ? line - offset : offset;
       }
-      out.push_back({m[1] == "error" ? Severity::Error : Severity::Note, target, message.str()});
+      out.push_back({buffer_id, m[1] == "error" ? Severity::Error : Severity::Note, target, message.str()});
       size_t consumed = message.end() - text.begin() + 2;
       text = text.substr(std::min(consumed, text.size()));
     }
   }
-  return out;
 }
 
 }  // namespace
 
 bool verify_diagnostics(const llvm::SourceMgr& sources, unsigned buffer_id,
                         const std::vector<Diagnostic>& seen, llvm::raw_ostream& out) {
-  std::vector<Expectation> expected = read_expectations(sources, buffer_id);
-  auto name = sources.getMemoryBuffer(buffer_id)->getBufferIdentifier();
+  // The input's expectations, then those in the headers its imports loaded
+  // (buffers after it), for notes that point into a header.
+  std::vector<Expectation> expected;
+  for (unsigned id = buffer_id; id <= sources.getNumBuffers(); ++id)
+    read_expectations(sources, id, expected);
+  auto name = [&](unsigned id) { return sources.getMemoryBuffer(id)->getBufferIdentifier().str(); };
   bool ok = true;
   for (const Diagnostic& d : seen) {
-    unsigned line = sources.getLineAndColumn(d.range.Start, buffer_id).first;
+    unsigned buffer = sources.FindBufferContainingLoc(d.range.Start);
+    if (buffer == 0) buffer = buffer_id;
+    unsigned line = sources.getLineAndColumn(d.range.Start, buffer).first;
     auto it = std::find_if(expected.begin(), expected.end(), [&](const Expectation& e) {
-      return !e.matched && e.severity == d.severity && e.line == line &&
+      return !e.matched && e.buffer == buffer && e.severity == d.severity && e.line == line &&
              llvm::StringRef(d.message).contains(e.text);
     });
     if (it != expected.end()) {
@@ -60,13 +66,13 @@ bool verify_diagnostics(const llvm::SourceMgr& sources, unsigned buffer_id,
       continue;
     }
     ok = false;
-    out << fmt::format("{}:{}: {} seen but not expected: {}\n", name.str(), line,
+    out << fmt::format("{}:{}: {} seen but not expected: {}\n", name(buffer), line,
                        d.severity == Severity::Error ? "error" : "note", d.message);
   }
   for (const Expectation& e : expected) {
     if (e.matched) continue;
     ok = false;
-    out << fmt::format("{}:{}: {} expected but not seen: {}\n", name.str(), e.line,
+    out << fmt::format("{}:{}: {} expected but not seen: {}\n", name(e.buffer), e.line,
                        e.severity == Severity::Error ? "error" : "note", e.text);
   }
   return ok;

@@ -43,7 +43,8 @@ const std::map<std::string, std::set<DiagKind>>& reported() {
       if (entry.path().extension() != ".iris") continue;
       auto buffer = llvm::MemoryBuffer::getFile(entry.path().string(), /*IsText=*/true);
       REQUIRE_MESSAGE(buffer, "cannot read " << entry.path().string());
-      auto r = test::run(std::string((*buffer)->getBuffer()));
+      auto r = test::run(std::string((*buffer)->getBuffer()), Stage::Checked, entry.path().string(),
+                         &test::import_options());
       auto& kinds = out[entry.path().stem().string()];
       for (const Diagnostic& d : r->diagnostics) kinds.insert(d.kind);
     }

@@ -80,14 +80,24 @@ struct Run {
   }
 };
 
-inline std::unique_ptr<Run> run(const std::string& text, Stage last = Stage::Checked) {
+// Runs the front end on `text`, named `name`; with `imports`, the import
+// phase too (imports are found relative to `name`).
+inline std::unique_ptr<Run> run(const std::string& text, Stage last = Stage::Checked,
+                                const std::string& name = "test.iris",
+                                const ImportOptions* imports = nullptr) {
   auto r = std::make_unique<Run>();
-  unsigned id = r->sources.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(text, "test.iris"), llvm::SMLoc());
+  unsigned id = r->sources.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, name),
+                                              llvm::SMLoc());
   Diagnostics diags(r->sources, llvm::nulls(), false, 0);
   diags.set_consumer([&](const Diagnostic& d) { r->diagnostics.push_back(d); });
-  r->result = run_frontend(r->sources, id, diags, last);
+  r->result = run_frontend(r->sources, id, diags, last, imports);
   return r;
+}
+
+// The import options of the build's irisc-import-hip.
+inline const ImportOptions& import_options() {
+  static const ImportOptions options{IRIS_IMPORT_HELPER, {}, ""};
+  return options;
 }
 
 // `text` repeated `n` times.

@@ -130,6 +130,8 @@ struct Param {
   const Binding* binding = nullptr;  // checker
 };
 
+struct ImportDecl;
+
 struct Function {
   bool is_kernel = false;
   std::string_view name;
@@ -142,6 +144,13 @@ struct Function {
   // checker
   std::vector<Type> param_types;
   Type result = Type::void_type();
+  // Functions declared in an imported header (import phase) have no body or
+  // type syntax: their name and parameters point into the import's
+  // description, their ranges into the header, and param_types/result are set
+  // from the header's declaration.
+  const ImportDecl* imported_from = nullptr;
+  std::string_view rejection;  // why .iris cannot call it; empty if it can
+  std::vector<llvm::SMRange> declarations;  // more than one: overloaded
 };
 
 struct ConstDecl {
@@ -155,6 +164,11 @@ struct ConstDecl {
 struct ImportDecl {
   std::string path;  // decoded
   llvm::SMRange range;
+  // import phase
+  std::string header;  // the file found, absolute; empty if not found or imported before
+  std::string description;  // the helper's output (import_protocol.h)
+  std::vector<Function*> functions;  // the functions first declared in this import
+  std::vector<std::string_view> files;  // every file its parse read
 };
 
 struct Item {

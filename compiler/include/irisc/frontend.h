@@ -1,10 +1,11 @@
-// The front end's driver: the plain list of phases (lex, parse, check) run
-// over one source buffer. Each phase stops the run when it reported errors, so
+// The front end's driver: the plain list of phases (lex, parse, import,
+// check) run over one source buffer. Each phase stops the run when it reported errors, so
 // later phases never see a broken input.
 #pragma once
 
 #include "irisc/ast.h"
 #include "irisc/diagnostics.h"
+#include "irisc/import.h"
 #include "irisc/token.h"
 
 #include <memory>
@@ -20,8 +21,10 @@ struct FrontendResult {
 };
 
 // Runs the phases up to `last` on `buffer_id` of `sources`. Stops early (ok =
-// false) on errors, including when the error limit is reached.
+// false) on errors, including when the error limit is reached. Without
+// `imports` (unit tests, the fuzzer) the import phase does not run and
+// imported names stay undeclared.
 FrontendResult run_frontend(llvm::SourceMgr& sources, unsigned buffer_id, Diagnostics& diags,
-                            Stage last);
+                            Stage last, const ImportOptions* imports = nullptr);
 
 }  // namespace irisc

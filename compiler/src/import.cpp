@@ -1,0 +1,199 @@
+// The import phase; see import.h and import_protocol.h.
+#include "irisc/import.h"
+
+#include "irisc/import_protocol.h"
+
+#include <llvm/ADT/StringMap.h>
+#include <llvm/ADT/StringSet.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/Path.h>
+#include <llvm/Support/Program.h>
+
+#include <optional>
+
+namespace irisc {
+namespace {
+
+namespace protocol = import_protocol;
+
+// The .iris scalar type spelled `name` ("void" for no result).
+std::optional<Type> scalar_type(std::string_view name) {
+  if (name == "void") return Type::void_type();
+#define SCALAR(Name, Spelling, Bits, IsInteger, IsSigned, IsFloat, CppType) \
+  if (name == Spelling) return Type::scalar_of(ScalarKind::Name);
+#include "irisc/scalars.def"
+  return std::nullopt;
+}
+
+class Importer {
+ public:
+  Importer(Module& module, llvm::SourceMgr& sources, unsigned main_id, Diagnostics& diags,
+           const ImportOptions& options)
+      : module_(module), sources_(sources), diags_(diags), options_(options) {
+    llvm::StringRef main = sources.getMemoryBuffer(main_id)->getBufferIdentifier();
+    // Standard input has no folder: imports are relative to the current one.
+    if (main != "<stdin>") base_dir_ = llvm::sys::path::parent_path(main).str();
+  }
+
+  void run() {
+    for (Item& item : module_.items)
+      if (item.kind == Item::Kind::Import && !item.import->path.empty()) import(*item.import);
+  }
+
+ private:
+  // The header `path` names: relative to the .iris file, then to each -I
+  // directory; absolute and without dots. Empty when not found.
+  std::string find(std::string_view path) const {
+    std::vector<std::string> dirs = {base_dir_};
+    dirs.insert(dirs.end(), options_.include_dirs.begin(), options_.include_dirs.end());
+    for (const std::string& dir : dirs) {
+      llvm::SmallString<256> candidate(path);
+      if (!llvm::sys::path::is_absolute(candidate)) {
+        candidate = dir;
+        llvm::sys::path::append(candidate, path);
+      }
+      if (!llvm::sys::fs::is_regular_file(candidate)) continue;
+      llvm::sys::fs::make_absolute(candidate);
+      llvm::sys::path::remove_dots(candidate, /*remove_dot_dot=*/true);
+      return std::string(candidate);
+    }
+    return "";
+  }
+
+  void import(ImportDecl& decl) {
+    decl.header = find(decl.path);
+    if (decl.header.empty()) {
+      diags_.error(DiagKind::ImportNotFound, decl.range, decl.path);
+      return;
+    }
+    if (!imported_.insert(decl.header).second) {  // imported twice: the first one does it all
+      decl.header.clear();
+      return;
+    }
+    // Loaded now so that --verify also reads the expectations it holds.
+    buffer_of(decl.header);
+    std::string failure = run_helper(decl);
+    if (!failure.empty()) {
+      diags_.error(DiagKind::ImportFailed, decl.range, decl.path, failure);
+      return;
+    }
+    read_description(decl);
+  }
+
+  // Runs irisc-import-hip; returns "" or why it failed. Its standard output
+  // goes to a temporary file, its standard error (Clang's diagnostics) to
+  // ours.
+  std::string run_helper(ImportDecl& decl) {
+    llvm::SmallString<128> output;
+    if (std::error_code ec = llvm::sys::fs::createTemporaryFile("irisc-import", "txt", output))
+      return "cannot create a temporary file: " + ec.message();
+    std::vector<std::string> args = {options_.helper, decl.header};
+    if (!options_.compile_commands_dir.empty()) {
+      args.push_back("-p");
+      args.push_back(options_.compile_commands_dir);
+    }
+    args.push_back("--");
+    for (const std::string& dir : options_.include_dirs) args.push_back("-I" + dir);
+    std::vector<llvm::StringRef> argv(args.begin(), args.end());
+    std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(output), std::nullopt};
+    std::string error;
+    int status = llvm::sys::ExecuteAndWait(options_.helper, argv, std::nullopt, redirects, 0, 0, &error);
+    auto text = llvm::MemoryBuffer::getFile(output, /*IsText=*/true);
+    llvm::sys::fs::remove(output);
+    if (status == protocol::kExitHeaderErrors) return "Clang reported errors in the header";
+    if (status < 0) return "cannot run '" + options_.helper + "': " + error;
+    if (status != 0) return "'" + options_.helper + "' failed with status " + std::to_string(status);
+    if (!text) return "cannot read the output of '" + options_.helper + "'";
+    decl.description = (*text)->getBuffer().str();
+    return "";
+  }
+
+  void read_description(ImportDecl& decl) {
+    std::string_view rest = decl.description;
+    while (!rest.empty()) {
+      size_t end = rest.find('\n');
+      std::string_view line = rest.substr(0, end);
+      rest.remove_prefix(end == std::string_view::npos ? rest.size() : end + 1);
+      std::optional<protocol::Record> record = protocol::parse_record(line);
+      if (!record) {
+        diags_.error(DiagKind::ImportFailed, decl.range, decl.path,
+                     "unexpected line from the helper: '" + std::string(line) + "'");
+        return;
+      }
+      if (record->kind == protocol::Record::Kind::File) decl.files.push_back(record->name);
+      else declare(decl, *record);
+    }
+  }
+
+  // A function of the header; a second one of the same name (in any import)
+  // makes the first overloaded.
+  void declare(ImportDecl& decl, const protocol::Record& record) {
+    llvm::SMRange at = location(record, decl.range);
+    if (auto it = by_name_.find(record.name); it != by_name_.end()) {
+      it->second->declarations.push_back(at);
+      return;
+    }
+    Function* fn = module_.make<Function>();
+    fn->name = record.name;
+    fn->name_range = fn->range = at;
+    fn->imported_from = &decl;
+    fn->declarations.push_back(at);
+    fn->rejection = record.reason;
+    if (record.kind == protocol::Record::Kind::Function) typed(*fn, record);
+    by_name_[record.name] = fn;
+    decl.functions.push_back(fn);
+  }
+
+  void typed(Function& fn, const protocol::Record& record) {
+    std::optional<Type> result = scalar_type(record.result);
+    for (const protocol::Param& p : record.params) {
+      std::optional<Type> type = scalar_type(p.type);
+      if (!type || type->is_void()) {
+        fn.rejection = "the helper described a parameter type that .iris does not know";
+        return;
+      }
+      fn.params.push_back(Param{p.name, fn.name_range});
+      fn.param_types.push_back(*type);
+    }
+    if (!result) fn.rejection = "the helper described a result type that .iris does not know";
+    else fn.result = *result;
+  }
+
+  // The record's declaration as a range over the name in the header; the
+  // import itself when the header cannot be read.
+  llvm::SMRange location(const protocol::Record& record, llvm::SMRange fallback) {
+    unsigned id = buffer_of(std::string(record.file));
+    if (id == 0) return fallback;
+    llvm::SMLoc loc = sources_.FindLocForLineAndColumn(id, record.line, record.col);
+    if (!loc.isValid()) return fallback;
+    return {loc, llvm::SMLoc::getFromPointer(loc.getPointer() + record.name.size())};
+  }
+
+  // The SourceMgr buffer holding `path`, loaded on first use; 0 if unreadable.
+  unsigned buffer_of(const std::string& path) {
+    auto [it, inserted] = buffers_.try_emplace(path, 0);
+    if (!inserted) return it->second;
+    auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+    if (buffer) it->second = sources_.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
+    return it->second;
+  }
+
+  Module& module_;
+  llvm::SourceMgr& sources_;
+  Diagnostics& diags_;
+  const ImportOptions& options_;
+  std::string base_dir_;
+  llvm::StringSet<> imported_;
+  llvm::StringMap<unsigned> buffers_;
+  llvm::StringMap<Function*> by_name_;
+};
+
+}  // namespace
+
+void resolve_imports(Module& module, llvm::SourceMgr& sources, unsigned main_id,
+                     Diagnostics& diags, const ImportOptions& options) {
+  Importer(module, sources, main_id, diags, options).run();
+}
+
+}  // namespace irisc

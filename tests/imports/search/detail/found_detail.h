@@ -1,0 +1,2 @@
+// Included by found.hip.
+constexpr int detail_offset = 1;

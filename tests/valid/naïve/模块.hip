@@ -1,0 +1,1 @@
+// An empty header with a UTF-8 path, for lexical.iris.
