@@ -12,8 +12,14 @@ median CPU time (user + system: steadier than wall time on a busy machine),
 the peak resident memory of one run and lines per second (by wall time). The first rows,
 /bin/true and `irisc --version`, are the cost of starting any process and of
 starting irisc, included in every other row.
-Exits non-zero if a file fails to check, or if the CPU time per line grows
-more than 2x from 10k to 100k lines (the front end should be linear).
+Two more rows time the typical kernel with an `import` (issue: imports cost
+a Clang parse): of a typical HIP header (it includes <hip/hip_runtime.h>) and
+of a small one (only <cstdint>). irisc runs irisc-import-hip, found next to it,
+only for such a file; the benchmark checks with ldd that irisc itself loads no
+Clang or shared LLVM, so kernels without imports pay no Clang start-up.
+Exits non-zero if a file fails to check, if irisc links Clang, or if the CPU
+time per line grows more than 2x from 10k to 100k lines (the front end should
+be linear).
 """
 import glob
 import os
@@ -70,6 +76,36 @@ def peak_rss_mib(cmd):
     return f"<{usage.ru_maxrss / 1024:.1f}"
 
 
+HEADERS = {
+    "typical.hip": "#include <hip/hip_runtime.h>\n#include <cstdint>\n"
+                   "__device__ inline float scale(float x, float s) { return x * s; }\n"
+                   "__device__ inline int32_t clamp_i32(int32_t x, int32_t lo, int32_t hi) "
+                   "{ return x < lo ? lo : x > hi ? hi : x; }\n",
+    "small.hip": "#include <cstdint>\n"
+                 "__device__ inline float scale(float x, float s) { return x * s; }\n",
+}
+
+
+def with_import(tmp, header):
+    """The typical kernel, importing `header` and calling its scale() on every tile."""
+    with open(os.path.join(tmp, header), "w") as f:
+        f.write(HEADERS[header])
+    text = open(os.path.join(ROOT, "samples", "all_gather.iris")).read()
+    text = text.replace("store(dst + rank() * n + offs @ r, x, mask);",
+                        "store(dst + rank() * n + offs @ r, scale(x, 2.0), mask);")
+    assert "scale(x" in text, "all_gather.iris changed: update with_import"
+    path = os.path.join(tmp, f"import_{header.split('.')[0]}.iris")
+    with open(path, "w") as f:
+        f.write(f'import "{header}";\n' + text)
+    return path
+
+
+def shared_libraries(binary):
+    """The shared libraries ldd says `binary` loads."""
+    out = subprocess.run(["ldd", binary], capture_output=True, text=True, check=True).stdout
+    return [line.split()[0] for line in out.splitlines() if line.strip()]
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="iris-bench-")
     try:
@@ -82,9 +118,17 @@ def bench(tmp):
     runs = int(sys.argv[2]) if len(sys.argv) > 2 else 5
     # A private copy: a build running meanwhile may replace the original.
     irisc = shutil.copy(sys.argv[1], os.path.join(tmp, "irisc"))
+    shutil.copy(os.path.join(os.path.dirname(sys.argv[1]), "irisc-import-hip"), tmp)
+    clang = [lib for lib in shared_libraries(irisc) if "clang" in lib or "libLLVM" in lib]
+    print(f"irisc loads Clang or shared LLVM: {', '.join(clang) if clang else 'no'} "
+          f"(ldd: {len(shared_libraries(irisc))} libraries)")
+    if clang:
+        sys.exit(1)
     inputs = [("process spawn (/bin/true)", "true", runs * 4),
               ("startup (irisc --version)", None, runs * 4),
-              ("typical kernel (all_gather)", os.path.join(ROOT, "samples", "all_gather.iris"), runs * 4)]
+              ("typical kernel (all_gather)", os.path.join(ROOT, "samples", "all_gather.iris"), runs * 4),
+              ("  + import of a HIP header", with_import(tmp, "typical.hip"), runs),
+              ("  + import of a small header", with_import(tmp, "small.hip"), runs)]
     for n in (1_000, 10_000, 100_000):
         path = os.path.join(tmp, f"bench_{n}.iris")
         generate(n, path)

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Front-end benchmark: builds irisc, then times it on the typical kernel and on
+# Front-end benchmark: builds irisc, then times it on the typical kernel (also
+# with an import of a HIP header, which starts irisc-import-hip) and on
 # generated 1k/10k/100k-line files (bench/frontend_bench.py prints the table).
 #   scripts/bench-frontend.sh [runs]     default 5 (more for small inputs)
 # IRISC=path/to/irisc benchmarks that binary instead (nothing is built).
