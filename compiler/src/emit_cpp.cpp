@@ -413,7 +413,7 @@ class Emitter {
     for (size_t i = 0; i < e->resolved_args.size(); ++i)
       args.push_back(expr(e->resolved_args[i], &e->callee->param_types[i]));
     if (!e->type.is_tile()) return fmt::format("::{}({})", e->name, fmt::join(args, ", "));
-    return fmt::format("iris::zip([](auto... x) {{ return ::{}(x...); }}, {})", e->name,
+    return fmt::format("iris::zip([](auto... iris_x) {{ return ::{}(iris_x...); }}, {})", e->name,
                        fmt::join(args, ", "));
   }
 
