@@ -68,11 +68,19 @@ class FunctionLister : public ASTConsumer {
     for (const Decl* decl : context->decls()) {
       if (const auto* linkage = dyn_cast<LinkageSpecDecl>(decl)) visit(linkage);
       else if (const auto* tmpl = dyn_cast<FunctionTemplateDecl>(decl)) {
-        if (tmpl->isCanonicalDecl()) list(tmpl->getTemplatedDecl(), "it is a function template");
-      } else if (const auto* fn = dyn_cast<FunctionDecl>(decl); fn && fn->isFirstDecl()) {
+        if (tmpl->isCanonicalDecl() && listed(tmpl->getTemplatedDecl()))
+          list(tmpl->getTemplatedDecl(), "it is a function template");
+      } else if (const auto* fn = dyn_cast<FunctionDecl>(decl); fn && fn->isFirstDecl() && listed(fn)) {
         list(fn, why_not_callable(fn->getMostRecentDecl()));
       }
     }
+  }
+
+  // Whether the user's code declares `fn` (not a system header, not Clang).
+  bool listed(const FunctionDecl* fn) const {
+    const SourceManager& sm = ctx_->getSourceManager();
+    return !sm.isInSystemHeader(sm.getFileLoc(fn->getLocation())) && !fn->isImplicit() &&
+           fn->getDeclName().isIdentifier();
   }
 
   // Why .iris code cannot call `fn`, or "" when it can.
@@ -95,22 +103,20 @@ class FunctionLister : public ASTConsumer {
 
   void list(const FunctionDecl* fn, const std::string& rejection) {
     const SourceManager& sm = ctx_->getSourceManager();
-    SourceLocation loc = sm.getFileLoc(fn->getLocation());
-    if (sm.isInSystemHeader(loc) || fn->isImplicit() || !fn->getDeclName().isIdentifier()) return;
-    PresumedLoc at = sm.getPresumedLoc(loc);
+    PresumedLoc at = sm.getPresumedLoc(sm.getFileLoc(fn->getLocation()));
     std::string name = fn->getNameAsString();
     if (!rejection.empty()) {
       out_ += protocol::rejected_line(name, at.getFilename(), at.getLine(), at.getColumn(), rejection);
       return;
     }
     const FunctionDecl* last = fn->getMostRecentDecl();
-    std::vector<std::string> types;
-    for (const ParmVarDecl* p : last->parameters()) types.push_back(iris_scalar(p->getType(), *ctx_));
-    std::vector<std::string> names;
-    // An unnamed parameter is named by its position, for messages.
-    for (const ParmVarDecl* p : last->parameters())
+    std::vector<std::string> names, types;
+    for (const ParmVarDecl* p : last->parameters()) {
+      // An unnamed parameter is named by its position, for messages.
       names.push_back(p->getName().empty() ? "#" + std::to_string(names.size() + 1)
                                            : p->getNameAsString());
+      types.push_back(iris_scalar(p->getType(), *ctx_));
+    }
     std::vector<protocol::Param> params;
     for (size_t i = 0; i < types.size(); ++i) params.push_back({names[i], types[i]});
     out_ += protocol::function_line(name, at.getFilename(), at.getLine(), at.getColumn(),
