@@ -135,8 +135,7 @@ Type Checker::check_device_call(Expr* call, const Function& fn) {
   for (const Param& p : fn.params) params.push_back({p.name});
   if (!bind_arguments(call, fn.name, params)) return Type::error();
   for (size_t i = 0; i < fn.params.size(); ++i)
-    require_convertible(call->resolved_args[i]->type, fn.param_types[i], arg_name(call, i),
-                        call->resolved_args[i]->range);
+    require_value_convertible(call->resolved_args[i], fn.param_types[i], arg_name(call, i));
   return fn.result;
 }
 
@@ -321,7 +320,7 @@ Type Checker::check_memory_op(Expr* call) {
     if (b.params[i].name == "mask")
       ok &= check_mask(a[i], access);
     else
-      ok &= require_convertible(a[i]->type, access, arg_name(call, i), a[i]->range);
+      ok &= require_value_convertible(a[i], access, arg_name(call, i));
   }
   ok &= check_order(call, param_index(b, "sem"),
                     b.id == BuiltinId::AtomicLoad || b.id == BuiltinId::WaitUntil,

@@ -78,9 +78,11 @@ void Checker::check_const(ConstDecl& decl) {
   bool converts = true;
   if (decl.type) {
     Type declared = resolve_type(decl.type);
-    converts = require_convertible(t, declared, fmt::format("the constant '{}'", decl.name),
-                                   decl.value->range);
+    converts = require_value_convertible(decl.value, declared,
+                                         fmt::format("the constant '{}'", decl.name));
     t = declared;
+  } else {
+    converts = check_literal_fits(decl.value, materialize(t));  // bound as i32
   }
   t = materialize(t);
   std::optional<ConstValue> constant;
@@ -110,9 +112,9 @@ void Checker::check_function(Function& fn) {
     }
     ConstValue value{std::string(p.name), std::nullopt, true};
     if (p.default_value) {
-      bool converts = require_convertible(check_value(p.default_value), t,
-                                          fmt::format("the default of '{}'", p.name),
-                                          p.default_value->range);
+      check_value(p.default_value);
+      bool converts = require_value_convertible(p.default_value, t,
+                                                fmt::format("the default of '{}'", p.name));
       if (converts && !t.is_error())
         if (auto d = require_constant(p.default_value, fmt::format("the default of '{}'", p.name)))
           value.value = d->value;
@@ -258,8 +260,10 @@ void Checker::check_binding(Stmt* s) {
   Type t = check_value(s->value);
   if (s->declared_type) {
     Type declared = resolve_type(s->declared_type);
-    require_convertible(t, declared, fmt::format("the binding of '{}'", s->name), s->value->range);
+    require_value_convertible(s->value, declared, fmt::format("the binding of '{}'", s->name));
     t = declared;
+  } else {
+    check_literal_fits(s->value, materialize(t));  // bound as i32
   }
   t = materialize(t);
   bool is_let = s->kind == StmtKind::Let;
@@ -285,10 +289,13 @@ void Checker::check_assign(Stmt* s) {
     diags_.note(DiagKind::BoundHere, b->range, b->name);
     return;
   }
-  if (s->assign_op != TokenKind::Eq)
-    value = binary_result(compound_operator(s->assign_op), b->type, value, s->range);
-  require_convertible(value, b->type, fmt::format("the assignment to '{}'", b->name),
-                      s->value->range);
+  TokenKind op = s->assign_op == TokenKind::Eq ? TokenKind::Eq : compound_operator(s->assign_op);
+  if (op != TokenKind::Eq) value = binary_result(op, b->type, value, s->range);
+  bool shift = op == TokenKind::Shl || op == TokenKind::Shr;
+  if (require_convertible(value, b->type, fmt::format("the assignment to '{}'", b->name),
+                          s->value->range) &&
+      !shift)
+    check_literal_fits(s->value, b->type);  // the literal adapts to the variable's type
 }
 
 // for_stmt: the loop variable takes the bounds' common integer type.
@@ -304,9 +311,11 @@ void Checker::check_for(Stmt* s) {
     }
   }
   if (ok && !low.is_error() && !high.is_error()) {
-    if (auto common = unify(low, high))
+    if (auto common = unify(low, high)) {
       t = materialize(*common);
-    else
+      check_literal_fits(s->low, t);
+      check_literal_fits(s->high, t);
+    } else
       diags_.error(DiagKind::IncompatibleOperands, s->range, "..", low.str(), high.str());
   }
   push_scope();
@@ -331,7 +340,8 @@ void Checker::check_return(Stmt* s) {
     diags_.error(DiagKind::ReturnWithoutValue, s->range, fn.name, fn.result.str());
     return;
   }
-  require_convertible(check_value(s->value), fn.result, "the return value", s->value->range);
+  check_value(s->value);
+  require_value_convertible(s->value, fn.result, "the return value");
 }
 
 void Checker::check_condition(Expr* cond) {

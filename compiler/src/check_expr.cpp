@@ -116,6 +116,11 @@ Type Checker::check_binary(Expr* e) {
   Type lhs = check_value(e->operands[0]);
   Type rhs = check_value(e->operands[1]);
   Type t = binary_result(e->op, lhs, rhs, e->range);
+  bool shift = e->op == TokenKind::Shl || e->op == TokenKind::Shr;
+  if (!t.is_error() && !shift) {  // a literal side takes the other side's type
+    if (!rhs.literal && !check_literal_fits(e->operands[0], rhs)) t = Type::error();
+    if (!lhs.literal && !check_literal_fits(e->operands[1], lhs)) t = Type::error();
+  }
   if (!t.is_error()) {
     e->type = t;
     fold_binary(e);
@@ -231,6 +236,36 @@ bool Checker::require_convertible(const Type& from, const Type& to, std::string_
   if (convertible(from, to)) return true;
   diags_.error(DiagKind::CannotConvert, range, from.str(), to.str(), context);
   return false;
+}
+
+bool Checker::require_value_convertible(const Expr* value, const Type& to,
+                                        std::string_view context) {
+  return require_convertible(value->type, to, context, value->range) &&
+         check_literal_fits(value, to);
+}
+
+// A literal adapts to a typed context, so its value must be one that type
+// holds: `let a: u8 = 300` would otherwise store 44. f16 is the only float
+// type that a 64-bit integer can overflow (its largest finite value is 65504).
+bool Checker::check_literal_fits(const Expr* value, const Type& to) {
+  const Type& from = value->type;
+  if (!from.literal || !from.is_integer() || !value->constant || !value->constant->value ||
+      !to.is_arithmetic())
+    return true;
+  int64_t v = *value->constant->value;
+  const ScalarInfo& info = scalar_info(to.scalar);
+  bool fits = true;
+  if (info.is_integer && info.bits < 64) {
+    int64_t max = info.is_signed ? (int64_t{1} << (info.bits - 1)) - 1 : (int64_t{1} << info.bits) - 1;
+    int64_t min = info.is_signed ? -max - 1 : 0;
+    fits = v >= min && v <= max;
+  } else if (info.is_integer) {
+    fits = info.is_signed || v >= 0;
+  } else if (to.scalar == ScalarKind::F16) {
+    fits = v >= -65504 && v <= 65504;
+  }
+  if (!fits) diags_.error(DiagKind::ConstantOutOfRange, value->range, v, to.element().str());
+  return fits;
 }
 
 Type Checker::materialize(Type t) {

@@ -60,6 +60,10 @@ class Checker {
   static bool convertible(const Type& from, const Type& to);
   bool require_convertible(const Type& from, const Type& to, std::string_view context,
                            llvm::SMRange range);
+  // require_convertible for an expression, which also checks that an integer
+  // literal (or a constant folded from literals) fits the type it adapts to.
+  bool require_value_convertible(const Expr* value, const Type& to, std::string_view context);
+  bool check_literal_fits(const Expr* value, const Type& to);
   static Type materialize(Type t);
   void fold_binary(Expr* e);
   static ConstValue wrap_constant(ConstValue c, ScalarKind target);

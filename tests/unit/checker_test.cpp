@@ -103,7 +103,14 @@ TEST_CASE("checker: literals adapt to the typed operand") {
   // A float literal never becomes an integer.
   CHECK(type_of("i32v + 1.0").errors == std::vector<DiagKind>{DiagKind::IncompatibleOperands});
   expect_error("let x: i64 = 2.0;", DiagKind::CannotConvert);
-  expect_ok("let x: u8 = 300; let y: f16 = 1; let z: bf16 = 2.5; let w: f64 = 1;");
+  expect_ok("let x: u8 = 255; let y: f16 = 1; let z: bf16 = 2.5; let w: f64 = 1;");
+  // ... as long as the value fits the type it adapts to.
+  expect_error("let x: u8 = 256;", DiagKind::ConstantOutOfRange);
+  expect_error("let x: i8 = -129;", DiagKind::ConstantOutOfRange);
+  expect_error("let x = u16v + 65536;", DiagKind::ConstantOutOfRange);
+  expect_error("let x: f16 = 65505;", DiagKind::ConstantOutOfRange);
+  expect_error("let x = 2147483648;", DiagKind::ConstantOutOfRange);  // bound as i32
+  expect_ok("let x: i8 = -128; let y = u16v + 65535; let z: f16 = -65504; let w: i64 = 1 << 62;");
 }
 
 TEST_CASE("checker: integers widen within their signedness, floats by rank") {
@@ -244,14 +251,14 @@ TEST_CASE("checker: compile-time folding computes exact values") {
   const Case cases[] = {
       {"1 + 2 * 3", 7},          {"(1 + 2) * 3", 9},       {"7 / 2", 3},
       {"-7 / 2", -3},            {"-7 % 3", -1},           {"7 % -3", 1},
-      {"1 << 62", int64_t{1} << 62},                        {"-8 >> 1", -4},
+      {"(1 << 62) as i64", int64_t{1} << 62},                        {"-8 >> 1", -4},
       {"0x10 + 0b11", 19},       {"1_000 - 1", 999},       {"~5", -6},
       {"-(3 - 5)", 2},           {"!true", 0},             {"!false", 1},
       {"3 < 4", 1},              {"4 <= 3", 0},            {"5 > 5", 0},
       {"5 >= 5", 1},             {"2 == 2", 1},            {"2 != 2", 0},
       {"true && false", 0},      {"true || false", 1},     {"5 & 3", 1},
-      {"5 | 3", 7},              {"5 ^ 3", 6},             {"9223372036854775807", INT64_MAX},
-      {"-9223372036854775807 - 1", INT64_MIN},             {"300 as u8", 44},
+      {"5 | 3", 7},              {"5 ^ 3", 6},             {"9223372036854775807 as i64", INT64_MAX},
+      {"(-9223372036854775807 - 1) as i64", INT64_MIN},             {"300 as u8", 44},
       {"(2 > 1) as i32 + 1", 2}, {"A * 2", 20},            {"A / 3 % 2 << 4", 16},
       // `as` wraps compile-time values exactly as it converts at run time.
       {"-1 as u32", 4294967295}, {"5 as bool", 1},          {"128 as i8", -128},
