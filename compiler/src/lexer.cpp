@@ -11,10 +11,12 @@
 
 #include <llvm/Support/ConvertUTF.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace irisc {
 namespace {
@@ -41,6 +43,21 @@ constexpr Punct kPuncts[] = {
 #define PUNCT(Name, Text) {Text, TokenKind::Name},
 #include "irisc/tokens.def"
 };
+
+// The punctuators that start with each byte, longest first, so the first
+// match is the maximal munch (a scan of every punctuator per token was half
+// of the front end's instructions).
+const std::vector<const Punct*>& puncts_starting_with(char c) {
+  static const auto table = [] {
+    std::array<std::vector<const Punct*>, 256> t;
+    for (const Punct& p : kPuncts) t[static_cast<unsigned char>(p.text[0])].push_back(&p);
+    for (auto& list : t)
+      std::stable_sort(list.begin(), list.end(),
+                       [](const Punct* a, const Punct* b) { return a->text.size() > b->text.size(); });
+    return t;
+  }();
+  return table[static_cast<unsigned char>(c)];
+}
 
 const std::unordered_map<std::string_view, TokenKind>& keywords() {
   static const std::unordered_map<std::string_view, TokenKind> table = {
@@ -230,17 +247,15 @@ class Lexer {
   }
 
   std::optional<Token> punct() {
-    const Punct* best = nullptr;
-    for (const Punct& p : kPuncts) {
-      if (static_cast<size_t>(end_ - cur_) >= p.text.size() &&
-          std::string_view(cur_, p.text.size()) == p.text &&
-          (!best || p.text.size() > best->text.size()))
-        best = &p;
+    for (const Punct* p : puncts_starting_with(*cur_)) {
+      if (static_cast<size_t>(end_ - cur_) >= p->text.size() &&
+          std::string_view(cur_, p->text.size()) == p->text) {
+        const char* begin = cur_;
+        cur_ += p->text.size();
+        return make(p->kind, begin);
+      }
     }
-    if (!best) return std::nullopt;
-    const char* begin = cur_;
-    cur_ += best->text.size();
-    return make(best->kind, begin);
+    return std::nullopt;
   }
 
   // One error for a run of bytes that cannot start a token.
