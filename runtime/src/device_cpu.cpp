@@ -43,17 +43,11 @@ std::string where(int rank, int program_id) {
 }
 
 // Checked-mode report: one line on stderr, then the same text as an iris::Error.
-[[noreturn]] void report(const char* file, int line, const DeviceContext& ctx, int program_id,
-                         const std::string& what) {
+[[noreturn]] void report(const char* file, int line, const DeviceContext& ctx, int program_id, const Text& what) {
   const std::string msg = std::string(file != nullptr ? file : "<unknown>") + ":" + std::to_string(line) +
-                          ": error: " + what + " " + where(ctx.rank, program_id);
+                          ": error: " + what.buf + " " + where(ctx.rank, program_id);
   std::fprintf(stderr, "%s\n", msg.c_str());  // one call, so lines of different ranks do not interleave
   throw Error(msg);
-}
-
-bool in_heap(const DeviceContext& ctx, int r, std::uintptr_t addr, std::size_t bytes) {
-  const auto base = reinterpret_cast<std::uintptr_t>(ctx.heap_bases[r]);
-  return addr >= base && bytes <= ctx.heap_size && addr - base <= ctx.heap_size - bytes;
 }
 
 }  // namespace
@@ -113,10 +107,9 @@ void check_translate(const DeviceContext& ctx, const void* p, int to_rank, const
                      int program_id) {
   check_rank(ctx, to_rank, file, line, program_id);
   if (!in_heap(ctx, ctx.rank, reinterpret_cast<std::uintptr_t>(p), 1)) {
-    std::ostringstream s;
-    s << "translate to rank " << to_rank << ": pointer " << p
-      << " is not inside this rank's symmetric heap (only local heap pointers can be translated)";
-    report(file, line, ctx, program_id, s.str());
+    Text what;
+    describe_bad_translate(p, to_rank, what);
+    report(file, line, ctx, program_id, what);
   }
 }
 
@@ -168,35 +161,22 @@ void barrier(const DeviceContext& ctx, int program_id) {
 
 // ------------------------------------------------------------------ checked mode
 
-void check_access(const DeviceContext& ctx, const void* p, std::size_t bytes, const char* file, int line,
-                  int program_id) {
-  const auto addr = reinterpret_cast<std::uintptr_t>(p);
-  for (int r = 0; r < ctx.world_size; ++r) {
-    if (detail::in_heap(ctx, r, addr, bytes)) return;
-  }
-  std::ostringstream s;
-  s << "access of " << bytes << " bytes at " << p << " is outside every rank's symmetric heap";
-  bool explained = false;
-  for (int r = 0; r < ctx.world_size && !explained; ++r) {
-    const auto base = reinterpret_cast<std::uintptr_t>(ctx.heap_bases[r]);
-    if (addr >= base && addr - base < ctx.heap_size) {
-      s << " (it starts at offset " << addr - base << " of rank " << r << "'s heap of " << ctx.heap_size
-        << " bytes and runs past its end)";
-      explained = true;
-    }
-  }
-  if (!explained) {
-    const auto base = reinterpret_cast<std::uintptr_t>(ctx.heap_bases[ctx.rank]);
-    s << " (offset " << static_cast<std::intmax_t>(addr - base) << " from this rank's heap base; heap size "
-      << ctx.heap_size << ")";
-  }
-  detail::report(file, line, ctx, program_id, s.str());
+void check_access(const DeviceContext& ctx, const void* lowest, const void* highest, std::size_t bytes,
+                  const char* file, int line, int program_id) {
+  const auto lo = reinterpret_cast<std::uintptr_t>(lowest);
+  const auto hi = reinterpret_cast<std::uintptr_t>(highest);
+  const detail::AccessFault fault = detail::classify_access(ctx, lo, hi, bytes);
+  if (fault.kind == detail::AccessFault::none) return;
+  detail::Text what;
+  detail::describe_access(ctx, fault, lo, hi, bytes, what);
+  detail::report(file, line, ctx, program_id, what);
 }
 
 int check_rank(const DeviceContext& ctx, int r, const char* file, int line, int program_id) {
   if (r < 0 || r >= ctx.world_size) {
-    detail::report(file, line, ctx, program_id,
-                   "rank " + std::to_string(r) + " is out of range [0, " + std::to_string(ctx.world_size) + ")");
+    detail::Text what;
+    detail::describe_bad_rank(ctx, r, what);
+    detail::report(file, line, ctx, program_id, what);
   }
   return r;
 }

@@ -39,7 +39,8 @@ std::size_t HeapAllocator::allocate(std::size_t bytes, std::size_t alignment) {
       free_.erase(it);
       if (start > begin) free_.emplace(begin, start - begin);
       if (start + size < end) free_.emplace(start + size, end - (start + size));
-      used_.emplace(start, size);
+      used_.emplace(start, Block{size, bytes, ++allocations_made_});
+      update_table();
       return start;
     }
   }
@@ -57,8 +58,9 @@ void HeapAllocator::free(std::size_t offset) {
                 " is not the start of an allocated block (freed twice, or not returned by allocate)");
   }
   std::size_t begin = offset;
-  std::size_t size = used->second;
+  std::size_t size = used->second.size;
   used_.erase(used);
+  update_table();
   // Coalesce with the free block right after and the one right before, if adjacent.
   auto next = free_.lower_bound(begin);
   if (next != free_.end() && begin + size == next->first) {
@@ -73,6 +75,21 @@ void HeapAllocator::free(std::size_t offset) {
     }
   }
   free_.emplace(begin, size);
+}
+
+void HeapAllocator::update_table() {
+  if (used_.size() > static_cast<std::size_t>(AllocationTable::kCapacity)) {
+    table_.count = -1;
+    return;
+  }
+  int i = 0;
+  for (const auto& [offset, block] : used_) {
+    table_.begin[i] = offset;
+    table_.end[i] = offset + block.requested;
+    table_.number[i] = block.number;
+    ++i;
+  }
+  table_.count = i;
 }
 
 std::size_t HeapAllocator::free_total() const {

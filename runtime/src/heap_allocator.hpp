@@ -7,10 +7,17 @@
 // Policy: first fit over a free list ordered by offset, splitting the chosen block
 // and coalescing freed blocks with free neighbours. Block sizes and offsets are
 // multiples of 256 (kMinAlignment). Not thread-safe: the world calls it under its lock.
+//
+// It also keeps the table of live blocks that checked mode bounds accesses by
+// (iris/checked.hpp): offsets, the sizes asked for (not the rounded ones, so that
+// the padding counts as outside) and each block's ordinal number.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
+
+#include "iris/checked.hpp"
 
 namespace iris::detail {
 
@@ -35,11 +42,22 @@ class HeapAllocator {
   std::size_t free_total() const;
   std::size_t largest_free() const;
   std::size_t allocated_blocks() const { return used_.size(); }
+  // The live blocks, as checked mode reads them; changes with every allocate and free.
+  const AllocationTable& table() const { return table_; }
 
  private:
+  struct Block {
+    std::size_t size;       // rounded up
+    std::size_t requested;  // as asked for
+    std::uint64_t number;   // ordinal of the allocate call that made it
+  };
+  void update_table();
+
   std::size_t heap_size_;
   std::map<std::size_t, std::size_t> free_;  // offset -> size; disjoint and never adjacent
-  std::map<std::size_t, std::size_t> used_;  // offset -> size of live blocks
+  std::map<std::size_t, Block> used_;        // offset -> live block
+  std::uint64_t allocations_made_ = 0;
+  AllocationTable table_{};
 };
 
 }  // namespace iris::detail

@@ -92,7 +92,7 @@ struct World {
   bool blocked_on(int me, int other, bool me_in_barrier) const;
   std::string describe_activity(int r) const;
 
-  DeviceContext context(int r) { return {bases.data(), heap_size, r, size, &device_barrier}; }
+  DeviceContext context(int r) { return {bases.data(), heap_size, r, size, &device_barrier, &allocator.table()}; }
 
   const int size;
   const std::size_t heap_size;

@@ -174,7 +174,17 @@ void World::release(GpuRank& g) {
 
 DeviceContext World::context(int r) const {
   const GpuRank& g = local(r);
-  return {g.device_bases, heap_size, r, size, reinterpret_cast<BarrierState*>(g.base + heap_size)};
+  auto* area = reinterpret_cast<BarrierState*>(g.base + heap_size);
+  return {g.device_bases, heap_size, r, size, area, &area->allocations};
+}
+
+void World::publish_allocations(int r) {
+  GpuRank& g = local(r);
+  g.allocations = allocation_table(r);
+  auto* area = reinterpret_cast<BarrierState*>(g.base + heap_size);
+  // From pageable memory: the source is consumed before the call returns.
+  IRIS_HIP(r, g.device, hipMemcpyAsync(&area->allocations, &g.allocations, sizeof g.allocations,
+                                       hipMemcpyHostToDevice, hipStreamPerThread));
 }
 
 void World::device_failed(int r, const char* call, hipError_t error) {
@@ -270,6 +280,7 @@ class ThreadsWorld final : public World {
 
   void run_rank(int r, const std::function<void(Rank&)>& body);
   std::uint64_t collective(int r, const CollectiveCall& call) override;
+  const AllocationTable& allocation_table(int) const override { return allocator_.table(); }
   bool is_aborted() const override { return aborted_.load(std::memory_order_acquire); }
   void abort(std::exception_ptr e) override;
   // Waits for every GPU (after the rank threads are joined).
@@ -470,7 +481,9 @@ void* Rank::allocate(std::size_t bytes, std::size_t alignment) {
   call.op = detail::CollectiveOp::allocate;
   call.bytes = bytes;
   call.alignment = alignment;
-  return world_->bases[static_cast<std::size_t>(rank_)] + world_->collective(rank_, call);
+  const std::uint64_t offset = world_->collective(rank_, call);
+  world_->publish_allocations(rank_);
+  return world_->bases[static_cast<std::size_t>(rank_)] + offset;
 }
 
 void Rank::free(void* p) {
@@ -487,6 +500,7 @@ void Rank::free(void* p) {
     call.offset = addr - base;
   }
   world_->collective(rank_, call);
+  world_->publish_allocations(rank_);
 }
 
 void Rank::barrier() {

@@ -78,6 +78,7 @@ struct GpuRank {
   char* base = nullptr;           // heap base, aligned to HeapAllocator::kMaxAlignment
   char** device_bases = nullptr;  // device copy of the heap base table
   ErrorReport* report = nullptr;  // host-mapped checked-mode report buffer
+  AllocationTable allocations{};  // the source of the last copy to the runtime area
 };
 
 struct World {
@@ -88,6 +89,12 @@ struct World {
 
   // One host collective call of rank r; returns the offset (allocate) or throws.
   virtual std::uint64_t collective(int r, const CollectiveCall& call) = 0;
+  // The allocator's table of live blocks after rank r's last collective call (the
+  // same on every rank); stable until r makes its next one.
+  virtual const AllocationTable& allocation_table(int r) const = 0;
+  // Copies it into rank r's runtime area, in the order of r's stream (after an
+  // allocate or free, so that kernels launched later check against it).
+  void publish_allocations(int r);
   virtual bool is_aborted() const { return false; }
   [[noreturn]] void throw_aborted(int r) const;
   // Records a fatal error of rank r (threads mode: raises the abort flag).

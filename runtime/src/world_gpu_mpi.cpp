@@ -64,6 +64,7 @@ class MpiWorld final : public World {
   ~MpiWorld() override;
 
   std::uint64_t collective(int r, const CollectiveCall& call) override;
+  const AllocationTable& allocation_table(int) const override { return allocator_.table(); }
   // Collective orderly shutdown; without it (an exception) nothing is released.
   void close();
 

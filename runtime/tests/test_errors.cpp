@@ -87,17 +87,20 @@ TEST_CASE("checked mode: accesses, ranks and translations outside the heaps") {
     int on_stack = 0;
     const int me = r.rank(), other = 1 - me;
     bool good = true;
-    // Inside: my block, the peer's copy, the very last bytes of a heap.
-    iris::check_access(ctx, local, 64, "k.iris", 1, 0);
-    iris::check_access(ctx, iris::translate(local, other, ctx), 64, "k.iris", 2, 0);
-    iris::check_access(ctx, ctx.heap_bases[other] + kHeap - 4, 4, "k.iris", 3, 0);
+    // Inside: my block, the peer's copy, the block's last element.
+    iris::check_access(ctx, local, local + 15, 4, "k.iris", 1, 0);
+    iris::check_access(ctx, iris::translate(local, other, ctx), iris::translate(local + 15, other, ctx), 4, "k.iris", 2, 0);
+    iris::check_access(ctx, local + 15, local + 15, 4, "k.iris", 3, 0);
     good = good && iris::check_rank(ctx, other, "k.iris", 4, 0) == other;
     good = good && iris::translate_checked(local + 1, other, ctx, "k.iris", 5, 0) ==
                        reinterpret_cast<int*>(ctx.heap_bases[other] + 4);
     ok[me] = good;
     if (me != 1) return;
-    msgs.push_back(error_of([&] { iris::check_access(ctx, ctx.heap_bases[0] + kHeap - 4, 8, "k.iris", 12, 3); }));
-    msgs.push_back(error_of([&] { iris::check_access(ctx, &on_stack, 4, "k.iris", 13, 3); }));
+    msgs.push_back(error_of([&] {
+      const char* last = ctx.heap_bases[0] + kHeap - 4;
+      iris::check_access(ctx, last, last, 8, "k.iris", 12, 3);
+    }));
+    msgs.push_back(error_of([&] { iris::check_access(ctx, &on_stack, &on_stack, 4, "k.iris", 13, 3); }));
     msgs.push_back(error_of([&] { iris::check_rank(ctx, 2, "k.iris", 14, 3); }));
     msgs.push_back(error_of([&] { iris::check_rank(ctx, -1, "k.iris", 15, 3); }));
     msgs.push_back(error_of([&] { iris::translate_checked(local, 5, ctx, "k.iris", 16, 3); }));
@@ -117,11 +120,49 @@ TEST_CASE("checked mode: accesses, ranks and translations outside the heaps") {
   CHECK(contains(msgs[5], "not inside this rank's symmetric heap"));
 }
 
+TEST_CASE("checked mode: an access must stay inside the allocation of its lowest element") {
+  std::vector<std::string> msgs;
+  iris::run_threads(2, kHeap, [&](iris::Rank& r) {
+    const iris::DeviceContext ctx = r.device_context();
+    int* a = r.allocate<int>(10);  // allocation #1: heap offset 0, 40 bytes (256 reserved)
+    int* b = r.allocate<int>(16);  // allocation #2: heap offset 256, 64 bytes
+    const int other = 1 - r.rank();
+    int* a_there = iris::translate(a, other, ctx);
+    iris::check_access(ctx, a, a + 9, 4, "k.iris", 1, 0);
+    iris::check_access(ctx, a_there, a_there + 9, 4, "k.iris", 2, 0);
+    iris::check_access(ctx, b, b + 15, 4, "k.iris", 3, 0);
+    r.barrier();
+    if (r.rank() == 1) {
+      msgs.push_back(error_of([&] { iris::check_access(ctx, a, a + 10, 4, "k.iris", 10, 2); }));
+      msgs.push_back(error_of([&] { iris::check_access(ctx, a_there + 8, a_there + 13, 4, "k.iris", 11, 2); }));
+      msgs.push_back(error_of([&] { iris::check_access(ctx, a + 10, a + 10, 4, "k.iris", 12, 2); }));
+      msgs.push_back(error_of([&] { iris::check_access(ctx, a + 2, b + 1, 4, "k.iris", 13, 2); }));
+      msgs.push_back(error_of([&] { iris::check_access(ctx, a + 9, a + 9, 8, "k.iris", 14, 2); }));
+    }
+    r.barrier();
+    r.free(a);
+    if (r.rank() == 1) msgs.push_back(error_of([&] { iris::check_access(ctx, a, a, 4, "k.iris", 15, 2); }));
+  });
+  REQUIRE(msgs.size() == 6);
+  CHECK(msgs[0] == "k.iris:10: error: access of 4-byte elements at offset 0 .. 40 of rank 1's heap runs 1 element "
+                   "past the end of allocation #1 (heap offset 0, 40 bytes) (rank 1, program 2)");
+  CHECK(contains(msgs[1], "k.iris:11: error: access of 4-byte elements at offset 32 .. 52 of rank 0's heap runs 4 "
+                          "elements past the end of allocation #1 (heap offset 0, 40 bytes)"));
+  CHECK(contains(msgs[2], "k.iris:12: error: access of 4-byte elements at offset 40 of rank 1's heap is not inside "
+                          "any live allocation (the nearest one before it, allocation #1 (heap offset 0, 40 bytes), "
+                          "ends 0 bytes before it)"));
+  CHECK(contains(msgs[3], "offset 8 .. 260 of rank 1's heap runs 56 elements past the end of allocation #1"));
+  CHECK(contains(msgs[4], "access of 8-byte elements at offset 36 of rank 1's heap runs 1 element past the end of "
+                          "allocation #1"));
+  CHECK(contains(msgs[5], "k.iris:15: error: access of 4-byte elements at offset 0 of rank 1's heap is not inside any "
+                          "live allocation (no allocation begins before it)"));
+}
+
 TEST_CASE("checked mode: the report goes to stderr as file:line: error: ... (rank, program)") {
   // A hand-made context: the checks need only the heap table, size, rank and world size.
   alignas(64) static char heap0[4096], heap1[4096];
   char* bases[] = {heap0, heap1};
-  const iris::DeviceContext ctx{bases, sizeof heap0, 1, 2, nullptr};
+  const iris::DeviceContext ctx{bases, sizeof heap0, 1, 2, nullptr, nullptr};
 
   std::FILE* capture = std::tmpfile();
   REQUIRE(capture != nullptr);
@@ -140,8 +181,10 @@ TEST_CASE("checked mode: the report goes to stderr as file:line: error: ... (ran
   CHECK(msg == "gemm.iris:42: error: rank 7 is out of range [0, 2) (rank 1, program 5)");
   CHECK(printed == msg + "\n");
 
-  CHECK_NOTHROW(iris::check_access(ctx, heap1 + 4000, 96, "gemm.iris", 43, 5));
-  CHECK_THROWS_AS(iris::check_access(ctx, heap1 + 4000, 97, "gemm.iris", 44, 5), iris::Error);
+  // No allocation table: only the heap bounds are checked.
+  CHECK_NOTHROW(iris::check_access(ctx, heap1 + 4000, heap1 + 4000, 96, "gemm.iris", 43, 5));
+  CHECK_THROWS_AS(iris::check_access(ctx, heap1 + 4000, heap1 + 4000, 97, "gemm.iris", 44, 5), iris::Error);
+  CHECK_NOTHROW(iris::check_access(ctx, heap0, heap1 + 4092, 4, "gemm.iris", 45, 5));
 }
 
 TEST_CASE("checked mode: a violation inside a kernel ends the run with rank and program, no hang") {

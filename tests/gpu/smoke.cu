@@ -89,7 +89,7 @@ void raw_test() {
   check(hipMemcpy(table, heaps, sizeof heaps, hipMemcpyHostToDevice), "hipMemcpy table");
   iris::DeviceContext ctx[2];
   for (int r = 0; r < 2; ++r) {
-    ctx[r] = {table, heap, r, 2, reinterpret_cast<iris::BarrierState*>(heaps[r] + heap)};
+    ctx[r] = {table, heap, r, 2, reinterpret_cast<iris::BarrierState*>(heaps[r] + heap), nullptr};
   }
   // The same offsets in both heaps: payload at 0, flag at 64 KiB, out at 128 KiB.
   auto at = [&](int r, std::size_t off) { return reinterpret_cast<int*>(heaps[r] + off); };

@@ -22,6 +22,7 @@
 #include <thread>
 #include <type_traits>
 
+#include "iris/checked.hpp"
 #include "iris/host.hpp"
 
 namespace iris {
@@ -255,11 +256,13 @@ void barrier(const DeviceContext& ctx, int program_id);
 // Emitted in checked builds in front of every heap access / rank use / translation.
 // A violation prints "file:line: error: ... (rank R, program P)" to stderr and
 // throws iris::Error with the same text (run_threads propagates it, releasing the
-// other ranks).
+// other ranks). The rules are in iris/checked.hpp.
 
-// p..p+bytes must lie inside one rank's symmetric heap.
-void check_access(const DeviceContext& ctx, const void* p, std::size_t bytes, const char* file, int line,
-                  int program_id);
+// An access whose lowest and highest active elements, of `bytes` bytes each, are at
+// `lowest` and `highest`: all of it must lie inside one rank's heap, and inside the
+// live allocation that holds `lowest` (when the context has an allocation table).
+void check_access(const DeviceContext& ctx, const void* lowest, const void* highest, std::size_t bytes,
+                  const char* file, int line, int program_id);
 // r must be in [0, world_size); returns r.
 int check_rank(const DeviceContext& ctx, int r, const char* file, int line, int program_id);
 // translate() after checking that p lies inside this rank's heap and to_rank is valid.

@@ -39,6 +39,7 @@
 #include <cuda/atomic>
 #endif
 
+#include "iris/checked.hpp"
 #include "iris/host.hpp"
 #include "iris/target.hpp"
 
@@ -85,6 +86,9 @@ struct BarrierState {
   detail::ErrorReport* report;  // this rank's report buffer (host-mapped)
   unsigned int report_claimed;  // the first failing thread takes it (atomic)
   unsigned int reserved[13];
+  // The live allocations, for checked mode: a copy of the host's table, updated in
+  // the rank's stream order after every allocate and free.
+  AllocationTable allocations;
   // arrivals[s] on rank 0 counts the arrivals at barriers of the program instances
   // with id % kBarrierSlots == s, of every rank, since the world started.
   alignas(256) unsigned long long arrivals[detail::kBarrierSlots];
@@ -425,57 +429,6 @@ IRIS_HD inline void barrier(const DeviceContext& ctx, int program_id) {
 
 namespace detail {
 
-// A fixed-size message buffer; device code has no snprintf.
-struct Text {
-  static constexpr int kCapacity = 480;
-  char buf[kCapacity];
-  int len = 0;
-  IRIS_HD Text& add(const char* s) {
-    if (s == nullptr) s = "<unknown>";
-    while (*s != '\0' && len < kCapacity - 1) buf[len++] = *s++;
-    buf[len] = '\0';
-    return *this;
-  }
-  IRIS_HD Text& add(long long v) {
-    char digits[24];
-    int n = 0;
-    const bool negative = v < 0;
-    unsigned long long u = negative ? 0ull - static_cast<unsigned long long>(v) : static_cast<unsigned long long>(v);
-    do {
-      digits[n++] = static_cast<char>('0' + u % 10);
-      u /= 10;
-    } while (u != 0);
-    if (negative && len < kCapacity - 1) buf[len++] = '-';
-    while (n > 0 && len < kCapacity - 1) buf[len++] = digits[--n];
-    buf[len] = '\0';
-    return *this;
-  }
-  IRIS_HD Text& add_unsigned(unsigned long long u) {
-    char digits[24];
-    int n = 0;
-    do {
-      digits[n++] = static_cast<char>('0' + u % 10);
-      u /= 10;
-    } while (u != 0);
-    while (n > 0 && len < kCapacity - 1) buf[len++] = digits[--n];
-    buf[len] = '\0';
-    return *this;
-  }
-  IRIS_HD Text& add_pointer(const void* p) {
-    const auto u = reinterpret_cast<unsigned long long>(p);
-    add("0x");
-    bool started = false;
-    for (int shift = 60; shift >= 0; shift -= 4) {
-      const unsigned d = static_cast<unsigned>(u >> shift) & 0xfu;
-      if (d == 0 && !started && shift != 0) continue;
-      started = true;
-      if (len < kCapacity - 1) buf[len++] = static_cast<char>(d < 10 ? '0' + d : 'a' + d - 10);
-    }
-    buf[len] = '\0';
-    return *this;
-  }
-};
-
 // Reports a checked-mode violation and stops the kernel. Only the first failing
 // thread of a rank writes and prints its message; every failing thread traps.
 // The failure paths are out of line so that the message buffers do not weigh on
@@ -518,40 +471,18 @@ struct Text {
 #endif
 }
 
-IRIS_HD inline bool in_heap(const DeviceContext& ctx, int r, std::uintptr_t addr, std::size_t bytes) {
-  const auto base = reinterpret_cast<std::uintptr_t>(ctx.heap_bases[r]);
-  return addr >= base && bytes <= ctx.heap_size && addr - base <= ctx.heap_size - bytes;
-}
-
 [[noreturn]] __noinline__ IRIS_HD inline void bad_rank(const DeviceContext& ctx, int r, const char* file,
                                                            int line, int program_id) {
   Text what;
-  what.add("rank ").add(static_cast<long long>(r)).add(" is out of range [0, ");
-  what.add(static_cast<long long>(ctx.world_size)).add(")");
+  describe_bad_rank(ctx, r, what);
   report(ctx, file, line, program_id, what);
 }
 
-[[noreturn]] __noinline__ IRIS_HD inline void bad_access(const DeviceContext& ctx, const void* p,
-                                                             std::size_t bytes, const char* file, int line,
-                                                             int program_id) {
-  const auto addr = reinterpret_cast<std::uintptr_t>(p);
+[[noreturn]] __noinline__ IRIS_HD inline void bad_access(const DeviceContext& ctx, std::uintptr_t lowest,
+                                                             std::uintptr_t highest, std::size_t bytes,
+                                                             const char* file, int line, int program_id) {
   Text what;
-  what.add("access of ").add_unsigned(bytes).add(" bytes at ").add_pointer(p);
-  what.add(" is outside every rank's symmetric heap");
-  bool explained = false;
-  for (int r = 0; r < ctx.world_size && !explained; ++r) {
-    const auto base = reinterpret_cast<std::uintptr_t>(ctx.heap_bases[r]);
-    if (addr >= base && addr - base < ctx.heap_size) {
-      what.add(" (it starts at offset ").add_unsigned(addr - base).add(" of rank ").add(static_cast<long long>(r));
-      what.add("'s heap of ").add_unsigned(ctx.heap_size).add(" bytes and runs past its end)");
-      explained = true;
-    }
-  }
-  if (!explained) {
-    const auto base = reinterpret_cast<std::uintptr_t>(ctx.heap_bases[ctx.rank]);
-    what.add(" (offset ").add(static_cast<long long>(addr - base)).add(" from this rank's heap base; heap size ");
-    what.add_unsigned(ctx.heap_size).add(")");
-  }
+  describe_access(ctx, classify_access(ctx, lowest, highest, bytes), lowest, highest, bytes, what);
   report(ctx, file, line, program_id, what);
 }
 
@@ -559,8 +490,7 @@ IRIS_HD inline bool in_heap(const DeviceContext& ctx, int r, std::uintptr_t addr
                                                                 int to_rank, const char* file, int line,
                                                                 int program_id) {
   Text what;
-  what.add("translate to rank ").add(static_cast<long long>(to_rank)).add(": pointer ").add_pointer(p);
-  what.add(" is not inside this rank's symmetric heap (only local heap pointers can be translated)");
+  describe_bad_translate(p, to_rank, what);
   report(ctx, file, line, program_id, what);
 }
 
@@ -572,14 +502,16 @@ IRIS_HD inline int check_rank(const DeviceContext& ctx, int r, const char* file,
   return r;
 }
 
-// p..p+bytes must lie inside one rank's symmetric heap.
-IRIS_HD inline void check_access(const DeviceContext& ctx, const void* p, std::size_t bytes, const char* file,
-                                     int line, int program_id) {
-  const auto addr = reinterpret_cast<std::uintptr_t>(p);
-  for (int r = 0; r < ctx.world_size; ++r) {
-    if (detail::in_heap(ctx, r, addr, bytes)) return;
+// An access whose lowest and highest active elements, of `bytes` bytes each, are at
+// `lowest` and `highest`: all of it must lie inside one rank's heap, and inside the
+// live allocation that holds `lowest` (rules in iris/checked.hpp).
+IRIS_HD inline void check_access(const DeviceContext& ctx, const void* lowest, const void* highest,
+                                 std::size_t bytes, const char* file, int line, int program_id) {
+  const auto lo = reinterpret_cast<std::uintptr_t>(lowest);
+  const auto hi = reinterpret_cast<std::uintptr_t>(highest);
+  if (detail::classify_access(ctx, lo, hi, bytes).kind != detail::AccessFault::none) {
+    detail::bad_access(ctx, lo, hi, bytes, file, line, program_id);
   }
-  detail::bad_access(ctx, p, bytes, file, line, program_id);
 }
 
 namespace detail {

@@ -34,6 +34,8 @@ class Error : public std::runtime_error {
 
 // Opaque state of the device-side barrier; defined by the backend.
 struct BarrierState;
+// The live allocations of the heaps, for checked mode (iris/checked.hpp).
+struct AllocationTable;
 
 // Everything a kernel needs to address the symmetric heaps. Passed by value to every
 // kernel launch; it only holds pointers into the world, which outlives the kernels.
@@ -43,6 +45,7 @@ struct DeviceContext {
   int rank;
   int world_size;
   BarrierState* barrier;  // shared state for the device-side barrier (opaque to kernels)
+  const AllocationTable* allocations;  // live allocations (null: checked mode checks heap bounds only)
 };
 
 namespace detail {

@@ -266,16 +266,12 @@ struct Checked {
   const char* file;
   int line;
 };
-
-template <class C, class T>
-IRIS_HD void check_element(const C& check, const T* p) {
-  if constexpr (std::is_same_v<C, Checked>)
-    check_access(check.program.ctx, p, sizeof(T), check.file, check.line, check.program.linear_id());
-}
+template <class C>
+inline constexpr bool is_checked = std::is_same_v<C, Checked>;
 
 template <class C, class T>
 IRIS_HD void check_translation(const C& check, const T* p, int to_rank) {
-  if constexpr (std::is_same_v<C, Checked>)
+  if constexpr (is_checked<C>)
     detail::check_translate(check.program.ctx, p, to_rank, check.file, check.line,
                             check.program.linear_id());
 }
@@ -297,6 +293,38 @@ IRIS_HD auto translate_to(const Program& p, const P& ptr, int to_rank, const C& 
   else return zip(shift, ptr);
 }
 
+// ------------------------------------------------------------ block reduce
+#if IRIS_GPU
+// Combines one partial value per thread into one value for the instance.
+// (Host and device for the same reason as single().)
+template <class R, class F>
+IRIS_HD R block_reduce(R partial, F combine) {
+#if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
+  (void)combine;
+  return partial;  // host pass of a GPU compilation: never runs
+#else
+  struct alignas(16) Buffer {
+    unsigned char bytes[kThreads * sizeof(R)];
+  };
+  __shared__ Buffer raw;
+  R* buf = reinterpret_cast<R*>(raw.bytes);
+  const int t = thread_index();
+  buf[t] = partial;
+  __syncthreads();
+  for (int s = kThreads / 2; s > 0; s >>= 1) {
+    if (t < s) buf[t] = combine(buf[t], buf[t + s]);
+    __syncthreads();
+  }
+  R result = buf[0];
+  __syncthreads();
+  return result;
+#endif
+}
+#else
+template <class R, class F>
+R block_reduce(R partial, F) { return partial; }
+#endif
+
 // ----------------------------------------------------------- memory access
 struct NoMask {};
 struct NoOther {};
@@ -310,6 +338,67 @@ template <class T, class O>
 IRIS_HD T other_at(const O& other, int j) {
   if constexpr (std::is_same_v<O, NoOther>) return T{};
   else return static_cast<T>(elem(other, j));
+}
+
+// The element type that a pointer or a pointer tile addresses.
+template <class P>
+struct pointee {
+  using type = std::remove_cv_t<std::remove_pointer_t<typename P::value_type>>;
+};
+template <class T>
+struct pointee<T*> {
+  using type = std::remove_cv_t<T>;
+};
+template <class P>
+using pointee_t = typename pointee<P>::type;
+
+// Calls f(p) for every element pointer of this thread that the access touches.
+template <class P, class M, class F>
+IRIS_HD void for_each_active(const P& ptr, const M& mask, F f) {
+  if constexpr (std::is_pointer_v<P>) {
+    if (mask_at(mask, 0)) f(ptr);
+  } else {
+    if (!Layout<P::size>::active()) return;
+    for (int j = 0; j < Layout<P::size>::per_thread; ++j)
+      if (mask_at(mask, j)) f(ptr[j]);
+  }
+}
+
+// How an operation touches memory.
+enum class Access { load, store, atomic };
+
+// The reductions of check_memory, as named types so that every access of every
+// kernel shares one instantiation of block_reduce (each one reserves its own
+// shared memory on the GPU).
+struct LowerAddress {
+  IRIS_HD std::uintptr_t operator()(std::uintptr_t a, std::uintptr_t b) const { return a < b ? a : b; }
+};
+struct HigherAddress {
+  IRIS_HD std::uintptr_t operator()(std::uintptr_t a, std::uintptr_t b) const { return a < b ? b : a; }
+};
+
+// Checked builds, in front of every access: the bounds of the whole access (its
+// lowest and highest active elements, over all threads of the instance; the rule
+// is in iris/checked.hpp). Every thread of the instance calls it, before any
+// early return. Unchecked builds compile it to nothing.
+template <Access A, class C, class P, class M = NoMask>
+IRIS_HD void check_memory(const C& check, const P& ptr, const M& mask = {}) {
+  if constexpr (is_checked<C>) {
+    std::uintptr_t lowest = UINTPTR_MAX, highest = 0;
+    for_each_active(ptr, mask, [&](const auto* p) {
+      const auto a = reinterpret_cast<std::uintptr_t>(p);
+      lowest = a < lowest ? a : lowest;
+      highest = a > highest ? a : highest;
+    });
+    if constexpr (!std::is_pointer_v<P>) {
+      lowest = block_reduce<std::uintptr_t>(lowest, LowerAddress{});
+      highest = block_reduce<std::uintptr_t>(highest, HigherAddress{});
+    }
+    if (lowest > highest) return;  // no active element
+    const Program& program = check.program;
+    check_access(program.ctx, reinterpret_cast<const void*>(lowest), reinterpret_cast<const void*>(highest),
+                 sizeof(pointee_t<P>), check.file, check.line, program.linear_id());
+  }
 }
 
 // Runs f on one thread of the program instance and gives its result to all:
@@ -360,10 +449,10 @@ struct alignas(sizeof(T) * V) Chunk {
 
 template <class P, class M = NoMask, class O = NoOther, class C = Unchecked>
 IRIS_HD auto load(const P& ptr, const M& mask = {}, const O& other = {}, const C& check = {}) {
+  check_memory<Access::load>(check, ptr, mask);
   if constexpr (std::is_pointer_v<P>) {
     using T = std::remove_cv_t<std::remove_pointer_t<P>>;
     if (!mask_at(mask, 0)) return other_at<T>(other, 0);
-    check_element(check, ptr);
     return *ptr;
   } else if constexpr (is_contig<P>) {
     using T = std::remove_cv_t<std::remove_pointer_t<typename P::value_type>>;
@@ -378,7 +467,6 @@ IRIS_HD auto load(const P& ptr, const M& mask = {}, const O& other = {}, const C
       for (int k = 0; k < V; ++k) all = all && mask_at(mask, c + k);
       if constexpr (vector_access<T, N>) {
         if (aligned && all) {
-          for (int k = 0; k < V; ++k) check_element(check, ptr[c + k]);
           Chunk<T, V> chunk = *reinterpret_cast<const Chunk<T, V>*>(ptr[c]);
           for (int k = 0; k < V; ++k) out.v[c + k] = chunk.x[k];
           continue;
@@ -386,10 +474,7 @@ IRIS_HD auto load(const P& ptr, const M& mask = {}, const O& other = {}, const C
       }
       for (int k = 0; k < V; ++k) {
         out.v[c + k] = other_at<T>(other, c + k);
-        if (active && mask_at(mask, c + k)) {
-          check_element(check, ptr[c + k]);
-          out.v[c + k] = *ptr[c + k];
-        }
+        if (active && mask_at(mask, c + k)) out.v[c + k] = *ptr[c + k];
       }
     }
     return out;
@@ -400,10 +485,7 @@ IRIS_HD auto load(const P& ptr, const M& mask = {}, const O& other = {}, const C
     const bool active = Layout<N>::active();
     for (int j = 0; j < Layout<N>::per_thread; ++j) {
       out.v[j] = other_at<T>(other, j);
-      if (active && mask_at(mask, j)) {
-        check_element(check, ptr[j]);
-        out.v[j] = *ptr[j];
-      }
+      if (active && mask_at(mask, j)) out.v[j] = *ptr[j];
     }
     return out;
   }
@@ -411,11 +493,11 @@ IRIS_HD auto load(const P& ptr, const M& mask = {}, const O& other = {}, const C
 
 template <class P, class X, class M = NoMask, class C = Unchecked>
 IRIS_HD void store(const P& ptr, const X& value, const M& mask = {}, const C& check = {}) {
+  check_memory<Access::store>(check, ptr, mask);
   if constexpr (std::is_pointer_v<P>) {
     using T = std::remove_pointer_t<P>;
     single([&] {
       if (!mask_at(mask, 0)) return;
-      check_element(check, ptr);
       *ptr = static_cast<T>(value);
     });
   } else if constexpr (is_contig<P>) {
@@ -430,7 +512,6 @@ IRIS_HD void store(const P& ptr, const X& value, const M& mask = {}, const C& ch
       for (int k = 0; k < V; ++k) all = all && mask_at(mask, c + k);
       if constexpr (vector_access<T, N>) {
         if (aligned && all) {
-          for (int k = 0; k < V; ++k) check_element(check, ptr[c + k]);
           Chunk<T, V> chunk;
           for (int k = 0; k < V; ++k) chunk.x[k] = static_cast<T>(elem(value, c + k));
           *reinterpret_cast<Chunk<T, V>*>(ptr[c]) = chunk;
@@ -439,7 +520,6 @@ IRIS_HD void store(const P& ptr, const X& value, const M& mask = {}, const C& ch
       }
       for (int k = 0; k < V; ++k) {
         if (!mask_at(mask, c + k)) continue;
-        check_element(check, ptr[c + k]);
         *ptr[c + k] = static_cast<T>(elem(value, c + k));
       }
     }
@@ -449,7 +529,6 @@ IRIS_HD void store(const P& ptr, const X& value, const M& mask = {}, const C& ch
     if (!Layout<N>::active()) return;
     for (int j = 0; j < Layout<N>::per_thread; ++j) {
       if (!mask_at(mask, j)) continue;
-      check_element(check, ptr[j]);
       *ptr[j] = static_cast<T>(elem(value, j));
     }
   }
@@ -474,11 +553,11 @@ IRIS_HD T atomic_apply(T* p, T v) {
 // active, unmasked element of a pointer tile; returns the old values.
 template <AtomicOp Op, Sem S, Scope Sc, class P, class X, class M = NoMask, class C = Unchecked>
 IRIS_HD auto atomic_rmw(const P& ptr, const X& value, const M& mask = {}, const C& check = {}) {
+  check_memory<Access::atomic>(check, ptr, mask);
   if constexpr (std::is_pointer_v<P>) {
     using T = std::remove_pointer_t<P>;
     return single([&] {
       if (!mask_at(mask, 0)) return T{};
-      check_element(check, ptr);
       return atomic_apply<Op, S, Sc>(ptr, static_cast<T>(value));
     });
   } else {
@@ -489,7 +568,6 @@ IRIS_HD auto atomic_rmw(const P& ptr, const X& value, const M& mask = {}, const 
     for (int j = 0; j < Layout<N>::per_thread; ++j) {
       old.v[j] = T{};
       if (!active || !mask_at(mask, j)) continue;
-      check_element(check, ptr[j]);
       old.v[j] = atomic_apply<Op, S, Sc>(ptr[j], static_cast<T>(elem(value, j)));
     }
     return old;
@@ -498,10 +576,10 @@ IRIS_HD auto atomic_rmw(const P& ptr, const X& value, const M& mask = {}, const 
 
 template <Sem S, Scope Sc, class P, class E, class X, class C = Unchecked>
 IRIS_HD auto atomic_compare_exchange(const P& ptr, const E& compare, const X& value, const C& check = {}) {
+  check_memory<Access::atomic>(check, ptr);
   if constexpr (std::is_pointer_v<P>) {
     using T = std::remove_pointer_t<P>;
     return single([&] {
-      check_element(check, ptr);
       return atomic_cas<S, Sc>(ptr, static_cast<T>(compare), static_cast<T>(value));
     });
   } else {
@@ -512,7 +590,6 @@ IRIS_HD auto atomic_compare_exchange(const P& ptr, const E& compare, const X& va
     for (int j = 0; j < Layout<N>::per_thread; ++j) {
       old.v[j] = T{};
       if (!active) continue;
-      check_element(check, ptr[j]);
       old.v[j] = atomic_cas<S, Sc>(ptr[j], static_cast<T>(elem(compare, j)), static_cast<T>(elem(value, j)));
     }
     return old;
@@ -521,9 +598,9 @@ IRIS_HD auto atomic_compare_exchange(const P& ptr, const E& compare, const X& va
 
 template <Sem S, Scope Sc, class P, class C = Unchecked>
 IRIS_HD auto atomic_read(const P& ptr, const C& check = {}) {
+  check_memory<Access::atomic>(check, ptr);
   if constexpr (std::is_pointer_v<P>) {
     return single([&] {
-      check_element(check, ptr);
       return atomic_load<S, Sc>(ptr);
     });
   } else {
@@ -533,7 +610,6 @@ IRIS_HD auto atomic_read(const P& ptr, const C& check = {}) {
     for (int j = 0; j < Layout<P::size>::per_thread; ++j) {
       out.v[j] = T{};
       if (!active) continue;
-      check_element(check, ptr[j]);
       out.v[j] = atomic_load<S, Sc>(ptr[j]);
     }
     return out;
@@ -542,17 +618,16 @@ IRIS_HD auto atomic_read(const P& ptr, const C& check = {}) {
 
 template <Sem S, Scope Sc, class P, class X, class C = Unchecked>
 IRIS_HD void atomic_write(const P& ptr, const X& value, const C& check = {}) {
+  check_memory<Access::atomic>(check, ptr);
   if constexpr (std::is_pointer_v<P>) {
     using T = std::remove_pointer_t<P>;
     single([&] {
-      check_element(check, ptr);
       atomic_store<S, Sc>(ptr, static_cast<T>(value));
     });
   } else {
     using T = std::remove_pointer_t<typename P::value_type>;
     if (!Layout<P::size>::active()) return;
     for (int j = 0; j < Layout<P::size>::per_thread; ++j) {
-      check_element(check, ptr[j]);
       atomic_store<S, Sc>(ptr[j], static_cast<T>(elem(value, j)));
     }
   }
@@ -561,16 +636,16 @@ IRIS_HD void atomic_write(const P& ptr, const X& value, const C& check = {}) {
 // ------------------------------------------------------- synchronisation
 template <Sem S, Scope Sc, class T, class X, class C = Unchecked>
 IRIS_HD void wait(T* ptr, Cmp op, const X& value, const C& check = {}) {
+  check_memory<Access::atomic>(check, ptr);
   single([&] {
-    check_element(check, ptr);
     wait_until<S, Sc>(ptr, op, static_cast<T>(value));
   });
 }
 
 template <bool Add, Sem S, Scope Sc, class T, class X, class C = Unchecked>
 IRIS_HD void raise_signal(T* ptr, const X& value, const C& check = {}) {
+  check_memory<Access::atomic>(check, ptr);
   single([&] {
-    check_element(check, ptr);
     if constexpr (Add) signal_add<S, Sc>(ptr, static_cast<T>(value));
     else signal_set<S, Sc>(ptr, static_cast<T>(value));
   });
@@ -586,37 +661,6 @@ IRIS_HD inline void device_barrier(const Program& p) {
 }
 
 // -------------------------------------------------------------- reductions
-#if IRIS_GPU
-// Combines one partial value per thread into one value for the instance.
-// (Host and device for the same reason as single().)
-template <class R, class F>
-IRIS_HD R block_reduce(R partial, F combine) {
-#if !defined(__CUDA_ARCH__) && !defined(__HIP_DEVICE_COMPILE__)
-  (void)combine;
-  return partial;  // host pass of a GPU compilation: never runs
-#else
-  struct alignas(16) Buffer {
-    unsigned char bytes[kThreads * sizeof(R)];
-  };
-  __shared__ Buffer raw;
-  R* buf = reinterpret_cast<R*>(raw.bytes);
-  const int t = thread_index();
-  buf[t] = partial;
-  __syncthreads();
-  for (int s = kThreads / 2; s > 0; s >>= 1) {
-    if (t < s) buf[t] = combine(buf[t], buf[t + s]);
-    __syncthreads();
-  }
-  R result = buf[0];
-  __syncthreads();
-  return result;
-#endif
-}
-#else
-template <class R, class F>
-R block_reduce(R partial, F) { return partial; }
-#endif
-
 template <class X, class F>
 IRIS_HD auto reduce(const X& x, typename X::value_type identity, F combine) {
   using R = typename X::value_type;
