@@ -397,13 +397,18 @@ class Emitter {
     return e->kind == ExprKind::Translate || e->type.sym;
   }
 
+  // An expression's .iris location as the library's check argument.
+  std::string location(const Expr* e) {
+    unsigned line = sources_.getLineAndColumn(e->range.Start).first;
+    return fmt::format("iris::Checked{{iris_program, \"{}\", {}}}", escaped_name(), line);
+  }
+
   // The check argument of a memory operation: its .iris location in checked
   // builds, for pointers into the heap; nothing otherwise.
   std::string site(const Expr* e) {
     if (!options_.checked) return "iris::Unchecked{}";
     if (e->kind == ExprKind::Call && !heap_pointer(e->resolved_args[0])) return "iris::Unchecked{}";
-    unsigned line = sources_.getLineAndColumn(e->range.Start).first;
-    return fmt::format("iris::Checked{{iris_program, \"{}\", {}}}", escaped_name(), line);
+    return location(e);
   }
 
   // A function of an imported header, by its C++ name at global scope; over
@@ -489,7 +494,8 @@ class Emitter {
         return fmt::format("iris::raise_signal<{}, {}>({}, {}, {})", add ? "true" : "false",
                            order(e), expr(a[0]), expr(a[1], &access), site(e));
       }
-      case BuiltinId::Fence: return fmt::format("iris::memory_fence<{}>()", order(e));
+      case BuiltinId::Fence:  // checked builds tell the race detector what it orders
+        return fmt::format("iris::memory_fence<{}>({})", order(e), options_.checked ? location(e) : "");
       case BuiltinId::Barrier: return "iris::device_barrier(iris_program)";
       default: {  // the read-modify-write atomics
         std::string_view op = e->builtin->name.substr(std::string_view("atomic_").size());

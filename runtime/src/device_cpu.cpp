@@ -113,6 +113,49 @@ void check_translate(const DeviceContext& ctx, const void* p, int to_rank, const
   }
 }
 
+// The detector of the world a context belongs to; null for a context made by hand.
+RaceDetector* races_of(const DeviceContext& ctx) {
+  return ctx.barrier != nullptr && ctx.barrier->world != nullptr ? &ctx.barrier->world->races : nullptr;
+}
+
+void race_check(const DeviceContext& ctx, const void* p, std::size_t bytes, bool store, const char* file, int line,
+                int program_id) {
+  RaceDetector* races = races_of(ctx);
+  const auto addr = reinterpret_cast<std::uintptr_t>(p);
+  const int heap = heap_of(ctx, addr, bytes);
+  if (races == nullptr || heap < 0) return;
+  const std::uint64_t offset = heap_offset(ctx, heap, addr);
+  Conflict other{};
+  if (!races->access(ctx.rank, heap, offset, bytes, store, {file, line, program_id}, other)) return;
+  Text what;
+  what.add("data race: this ").add(store ? "store" : "load").add(" of ").add_unsigned(bytes);
+  what.add(" bytes at offset ").add_unsigned(offset).add(" of rank ").add(static_cast<long long>(heap));
+  what.add("'s heap");
+  const AllocationTable* t = ctx.allocations;
+  const int block = t != nullptr && t->count >= 0 ? allocation_before(*t, offset) : -1;
+  if (block >= 0 && offset < t->end[block]) {
+    what.add(" (allocation #").add_unsigned(t->number[block]).add(", byte ").add_unsigned(offset - t->begin[block]);
+    what.add(")");
+  }
+  what.add(" and a ").add(other.store ? "store" : "load").add(" by rank ").add(static_cast<long long>(other.rank));
+  what.add(", program ").add(static_cast<long long>(other.site.program)).add(", at ").add(other.site.file).add(":");
+  what.add(static_cast<long long>(other.site.line));
+  what.add(" are not ordered by a barrier or by a release/acquire pair at system scope");
+  report(file, line, ctx, program_id, what);
+}
+
+void sync_atomic_write(const DeviceContext& ctx, const void* p, bool release) {
+  if (RaceDetector* races = races_of(ctx)) races->atomic_write(ctx.rank, p, release);
+}
+
+void sync_atomic_read(const DeviceContext& ctx, const void* p, bool acquire) {
+  if (RaceDetector* races = races_of(ctx)) races->atomic_read(ctx.rank, p, acquire);
+}
+
+void sync_fence(const DeviceContext& ctx, bool acquire, bool release) {
+  if (RaceDetector* races = races_of(ctx)) races->fence(ctx.rank, acquire, release);
+}
+
 }  // namespace detail
 
 // ------------------------------------------------------------------ device barrier
@@ -131,6 +174,15 @@ void barrier(const DeviceContext& ctx, int program_id) {
 
   b.program_ids[ctx.rank].store(program_id, std::memory_order_relaxed);
   const std::uint64_t gen = b.generation.load(std::memory_order_acquire);
+  // The race detector's clocks meet here too (ordered by the counter and the
+  // generation); leaving, on every way out, joins what all ranks brought.
+  w.races.barrier_arrive(ctx.rank, gen);
+  struct Leave {
+    detail::World& w;
+    int rank;
+    std::uint64_t gen;
+    ~Leave() { w.races.barrier_leave(rank, gen); }
+  } leave{w, ctx.rank, gen};
   if (b.arrived.fetch_add(1, std::memory_order_acq_rel) == ctx.world_size - 1) {
     for (int r = 0; r < ctx.world_size; ++r) {
       const int other = b.program_ids[r].load(std::memory_order_relaxed);
@@ -142,6 +194,7 @@ void barrier(const DeviceContext& ctx, int program_id) {
       }
     }
     b.arrived.store(0, std::memory_order_relaxed);
+    w.races.barrier_reset_next(gen);
     b.generation.store(gen + 1, std::memory_order_release);
     return;
   }

@@ -35,7 +35,11 @@ std::string CollectiveCall::describe() const {
 }
 
 World::World(int size_, std::size_t heap_bytes)
-    : size(size_), heap_size(heap_bytes), ranks(static_cast<std::size_t>(size_)), allocator(heap_bytes) {
+    : size(size_),
+      heap_size(heap_bytes),
+      ranks(static_cast<std::size_t>(size_)),
+      races(size_, heap_bytes),
+      allocator(heap_bytes) {
   heaps.reserve(ranks.size());
   for (int r = 0; r < size; ++r) {
     heaps.emplace_back(heap_bytes);
@@ -129,9 +133,11 @@ std::uint64_t World::collective(int r, const CollectiveCall& call) {
     throw_aborted(r);
   }
   me.posted = call;
+  races.collective_arrive(r, seq);
   if (++arrived == size) {
     // Last to arrive: compare everybody's call with rank 0's, then apply it once.
     arrived = 0;
+    races.collective_reset_next(seq);
     result_error.clear();
     result_offset = 0;
     std::string diffs;
@@ -187,7 +193,9 @@ std::uint64_t World::collective(int r, const CollectiveCall& call) {
            " (" + call.describe() + ") that can never complete" + gone);
     }
   }
-  // The result of call #seq stays put until this rank posts call #seq+1.
+  // Every rank met here: for the race detector, everything before is ordered before
+  // everything after. The result of call #seq stays put until this rank posts call #seq+1.
+  races.collective_leave(r, seq);
   if (!result_error.empty()) throw Error(result_error);
   return result_offset;
 }

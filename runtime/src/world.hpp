@@ -25,6 +25,7 @@
 #include "heap_allocator.hpp"
 #include "heap_memory.hpp"
 #include "iris/host.hpp"
+#include "race_detector.hpp"
 
 namespace iris {
 
@@ -100,6 +101,7 @@ struct World {
   std::vector<char*> bases;
   std::vector<PerRank> ranks;
   BarrierState device_barrier;
+  RaceDetector races;  // checked mode's; the device barrier and host collectives keep its clocks
   std::atomic<bool> aborted{false};
 
   std::mutex mutex;  // guards everything below, and PerRank::posted

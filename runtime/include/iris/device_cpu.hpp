@@ -145,6 +145,16 @@ bool wait_poll();
 void begin_program(const DeviceContext& ctx, int program_id);
 void end_program() noexcept;
 
+// Checked mode's race detector (src/race_detector.hpp): a plain load or store of
+// one element by the calling rank, checked before it is made (throws like the
+// other checks when it races); and the ordering that atomics and fences at system
+// scope create (a write is reported before it is made, a read after).
+void race_check(const DeviceContext& ctx, const void* p, std::size_t bytes, bool store, const char* file, int line,
+                int program_id);
+void sync_atomic_write(const DeviceContext& ctx, const void* p, bool release);
+void sync_atomic_read(const DeviceContext& ctx, const void* p, bool acquire);
+void sync_fence(const DeviceContext& ctx, bool acquire, bool release);
+
 // Checked-mode helper behind translate_checked.
 void check_translate(const DeviceContext& ctx, const void* p, int to_rank, const char* file, int line,
                      int program_id);

@@ -379,8 +379,10 @@ struct HigherAddress {
 
 // Checked builds, in front of every access: the bounds of the whole access (its
 // lowest and highest active elements, over all threads of the instance; the rule
-// is in iris/checked.hpp). Every thread of the instance calls it, before any
-// early return. Unchecked builds compile it to nothing.
+// is in iris/checked.hpp), then, for plain loads and stores, each element against
+// the target's race detector (the CPU's; none on the GPU). Every thread of the
+// instance calls it, before any early return. Unchecked builds compile it to
+// nothing.
 template <Access A, class C, class P, class M = NoMask>
 IRIS_HD void check_memory(const C& check, const P& ptr, const M& mask = {}) {
   if constexpr (is_checked<C>) {
@@ -398,7 +400,28 @@ IRIS_HD void check_memory(const C& check, const P& ptr, const M& mask = {}) {
     const Program& program = check.program;
     check_access(program.ctx, reinterpret_cast<const void*>(lowest), reinterpret_cast<const void*>(highest),
                  sizeof(pointee_t<P>), check.file, check.line, program.linear_id());
+    if constexpr (A != Access::atomic) {
+      for_each_active(ptr, mask, [&](const auto* p) {
+        detail::race_check(program.ctx, p, sizeof(pointee_t<P>), A == Access::store, check.file, check.line,
+                           program.linear_id());
+      });
+    }
   }
+}
+
+// Checked builds, around each atomic element operation: what it orders, for the
+// race detector. Only system scope orders ranks (on a GPU they are on different
+// devices). A write reports its release half before it is made, a read its
+// acquire half after.
+template <Sem S, Scope Sc, class C>
+IRIS_HD void before_atomic_write(const C& check, const void* p) {
+  if constexpr (is_checked<C> && Sc == Scope::sys)
+    detail::sync_atomic_write(check.program.ctx, p, S == Sem::release || S == Sem::acq_rel);
+}
+template <Sem S, Scope Sc, class C>
+IRIS_HD void after_atomic_read(const C& check, const void* p) {
+  if constexpr (is_checked<C> && Sc == Scope::sys)
+    detail::sync_atomic_read(check.program.ctx, p, S == Sem::acquire || S == Sem::acq_rel);
 }
 
 // Runs f on one thread of the program instance and gives its result to all:
@@ -558,7 +581,10 @@ IRIS_HD auto atomic_rmw(const P& ptr, const X& value, const M& mask = {}, const 
     using T = std::remove_pointer_t<P>;
     return single([&] {
       if (!mask_at(mask, 0)) return T{};
-      return atomic_apply<Op, S, Sc>(ptr, static_cast<T>(value));
+      before_atomic_write<S, Sc>(check, ptr);
+      const T old = atomic_apply<Op, S, Sc>(ptr, static_cast<T>(value));
+      after_atomic_read<S, Sc>(check, ptr);
+      return old;
     });
   } else {
     using T = std::remove_pointer_t<typename P::value_type>;
@@ -568,7 +594,9 @@ IRIS_HD auto atomic_rmw(const P& ptr, const X& value, const M& mask = {}, const 
     for (int j = 0; j < Layout<N>::per_thread; ++j) {
       old.v[j] = T{};
       if (!active || !mask_at(mask, j)) continue;
+      before_atomic_write<S, Sc>(check, ptr[j]);
       old.v[j] = atomic_apply<Op, S, Sc>(ptr[j], static_cast<T>(elem(value, j)));
+      after_atomic_read<S, Sc>(check, ptr[j]);
     }
     return old;
   }
@@ -580,7 +608,10 @@ IRIS_HD auto atomic_compare_exchange(const P& ptr, const E& compare, const X& va
   if constexpr (std::is_pointer_v<P>) {
     using T = std::remove_pointer_t<P>;
     return single([&] {
-      return atomic_cas<S, Sc>(ptr, static_cast<T>(compare), static_cast<T>(value));
+      before_atomic_write<S, Sc>(check, ptr);
+      const T old = atomic_cas<S, Sc>(ptr, static_cast<T>(compare), static_cast<T>(value));
+      after_atomic_read<S, Sc>(check, ptr);
+      return old;
     });
   } else {
     using T = std::remove_pointer_t<typename P::value_type>;
@@ -590,7 +621,9 @@ IRIS_HD auto atomic_compare_exchange(const P& ptr, const E& compare, const X& va
     for (int j = 0; j < Layout<N>::per_thread; ++j) {
       old.v[j] = T{};
       if (!active) continue;
+      before_atomic_write<S, Sc>(check, ptr[j]);
       old.v[j] = atomic_cas<S, Sc>(ptr[j], static_cast<T>(elem(compare, j)), static_cast<T>(elem(value, j)));
+      after_atomic_read<S, Sc>(check, ptr[j]);
     }
     return old;
   }
@@ -601,7 +634,9 @@ IRIS_HD auto atomic_read(const P& ptr, const C& check = {}) {
   check_memory<Access::atomic>(check, ptr);
   if constexpr (std::is_pointer_v<P>) {
     return single([&] {
-      return atomic_load<S, Sc>(ptr);
+      const auto value = atomic_load<S, Sc>(ptr);
+      after_atomic_read<S, Sc>(check, ptr);
+      return value;
     });
   } else {
     using T = std::remove_pointer_t<typename P::value_type>;
@@ -611,6 +646,7 @@ IRIS_HD auto atomic_read(const P& ptr, const C& check = {}) {
       out.v[j] = T{};
       if (!active) continue;
       out.v[j] = atomic_load<S, Sc>(ptr[j]);
+      after_atomic_read<S, Sc>(check, ptr[j]);
     }
     return out;
   }
@@ -622,12 +658,14 @@ IRIS_HD void atomic_write(const P& ptr, const X& value, const C& check = {}) {
   if constexpr (std::is_pointer_v<P>) {
     using T = std::remove_pointer_t<P>;
     single([&] {
+      before_atomic_write<S, Sc>(check, ptr);
       atomic_store<S, Sc>(ptr, static_cast<T>(value));
     });
   } else {
     using T = std::remove_pointer_t<typename P::value_type>;
     if (!Layout<P::size>::active()) return;
     for (int j = 0; j < Layout<P::size>::per_thread; ++j) {
+      before_atomic_write<S, Sc>(check, ptr[j]);
       atomic_store<S, Sc>(ptr[j], static_cast<T>(elem(value, j)));
     }
   }
@@ -639,6 +677,7 @@ IRIS_HD void wait(T* ptr, Cmp op, const X& value, const C& check = {}) {
   check_memory<Access::atomic>(check, ptr);
   single([&] {
     wait_until<S, Sc>(ptr, op, static_cast<T>(value));
+    after_atomic_read<S, Sc>(check, ptr);
   });
 }
 
@@ -646,14 +685,20 @@ template <bool Add, Sem S, Scope Sc, class T, class X, class C = Unchecked>
 IRIS_HD void raise_signal(T* ptr, const X& value, const C& check = {}) {
   check_memory<Access::atomic>(check, ptr);
   single([&] {
+    before_atomic_write<S, Sc>(check, ptr);
     if constexpr (Add) signal_add<S, Sc>(ptr, static_cast<T>(value));
     else signal_set<S, Sc>(ptr, static_cast<T>(value));
   });
 }
 
-template <Sem S, Scope Sc>
-IRIS_HD void memory_fence() {
-  single([] { fence<S, Sc>(); });
+template <Sem S, Scope Sc, class C = Unchecked>
+IRIS_HD void memory_fence(const C& check = {}) {
+  single([&] {
+    fence<S, Sc>();
+    if constexpr (is_checked<C> && Sc == Scope::sys)
+      detail::sync_fence(check.program.ctx, S == Sem::acquire || S == Sem::acq_rel,
+                         S == Sem::release || S == Sem::acq_rel);
+  });
 }
 
 IRIS_HD inline void device_barrier(const Program& p) {
