@@ -44,7 +44,7 @@ class Printer {
   std::string binding_suffix(const Binding* b) const {
     if (!checked_ || !b) return "";
     std::string s = " : " + b->type.str();
-    if (b->constant) s += " = " + b->constant->symbol;
+    if (b->constant) s += " = " + b->constant->text();
     return s;
   }
   std::string type_syntax(const TypeSyntax* t) const {
@@ -142,12 +142,12 @@ class Printer {
     std::string head = expr_head(e);
     if (checked_ && e->kind != ExprKind::TypeValue) {
       head += " : " + e->type.str();
-      if (e->constant) head += " = " + e->constant->symbol;
+      if (e->constant) head += " = " + e->constant->text();
     }
     line(depth, head, e->range);
-    for (const Expr* op : e->operands) expr(op, depth + 1);
-    for (size_t i = 0; i < e->args.size(); ++i) {
-      const CallArg& arg = e->args[i];
+    for (const Expr* op : e->operand_list()) expr(op, depth + 1);
+    if (!e->call) return;
+    for (const CallArg& arg : e->call->args) {
       if (!arg.name.empty()) line(depth + 1, fmt::format("NamedArg {}", arg.name), arg.name_range);
       expr(arg.value, depth + (arg.name.empty() ? 1 : 2));
     }

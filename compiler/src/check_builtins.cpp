@@ -40,27 +40,27 @@ size_t param_index(const BuiltinInfo& b, std::string_view name) {
 }  // namespace
 
 std::string Checker::arg_name(const Expr* call, size_t index) const {
-  std::string_view param = call->builtin ? call->builtin->params[index].name
-                                         : call->callee->params[index].name;
+  std::string_view param = call->call->builtin ? call->call->builtin->params[index].name
+                                         : call->call->callee->params[index].name;
   return fmt::format("argument '{}' of '{}'", param, call->name);
 }
 
 Type Checker::check_call(Expr* e) {
-  if ((e->builtin = find_builtin(e->name))) {
-    if (!bind_arguments(e, e->name, e->builtin->params)) return Type::error();
+  if ((e->call->builtin = find_builtin(e->name))) {
+    if (!bind_arguments(e, e->name, e->call->builtin->params)) return Type::error();
     return check_builtin(e);
   }
-  const Binding* b = resolve_name(e->name, e->name_range);
+  const Binding* b = resolve_name(e->name, e->call->name_range);
   if (b && b->kind != Binding::Kind::Function) {
-    diags_.error(DiagKind::NotCallable, e->name_range, e->name);
+    diags_.error(DiagKind::NotCallable, e->call->name_range, e->name);
     diags_.note(DiagKind::BoundHere, b->range, b->name);
     b = nullptr;
   } else if (b && b->function->is_kernel) {
-    diags_.error(DiagKind::KernelCalled, e->name_range, e->name);
+    diags_.error(DiagKind::KernelCalled, e->call->name_range, e->name);
     b = nullptr;
   }
   if (!b) {
-    for (CallArg& arg : e->args) check_expr(arg.value);
+    for (CallArg& arg : e->call->args) check_expr(arg.value);
     return Type::error();
   }
   if (b->function->imported_from) return check_imported_call(e, *b->function);
@@ -72,13 +72,13 @@ Type Checker::check_call(Expr* e) {
 // parameter's scalar type; the result is a tile of the same shape). Every
 // error gets a note at the declaration in the header.
 Type Checker::check_imported_call(Expr* call, const Function& fn) {
-  call->callee = &fn;
+  call->call->callee = &fn;
   bool overloaded = fn.declarations.size() > 1;
   if (overloaded || !fn.rejection.empty()) {
-    if (overloaded) diags_.error(DiagKind::ImportedOverloaded, call->name_range, fn.name);
-    else diags_.error(DiagKind::ImportedNotCallable, call->name_range, fn.name, fn.rejection);
+    if (overloaded) diags_.error(DiagKind::ImportedOverloaded, call->call->name_range, fn.name);
+    else diags_.error(DiagKind::ImportedNotCallable, call->call->name_range, fn.name, fn.rejection);
     note_declarations(fn);
-    for (CallArg& arg : call->args) check_expr(arg.value);
+    for (CallArg& arg : call->call->args) check_expr(arg.value);
     return Type::error();
   }
   std::vector<BuiltinParam> params;
@@ -92,7 +92,7 @@ Type Checker::check_imported_call(Expr* call, const Function& fn) {
   bool ok = true;
   std::string what = fmt::format("the arguments of '{}'", fn.name);
   for (size_t i = 0; i < fn.params.size(); ++i) {
-    const Expr* arg = call->resolved_args[i];
+    const Expr* arg = call->call->resolved_args[i];
     if (!tile_arg && arg->type.is_tile()) tile_arg = arg;
     std::optional<Shape> joined;
     if (!broadcast(fn.param_types[i].with_shape(shape), arg->type, joined, what, arg->range)) {
@@ -122,12 +122,12 @@ void Checker::note_declarations(const Function& fn) {
 }
 
 Type Checker::check_device_call(Expr* call, const Function& fn) {
-  call->callee = &fn;
+  call->call->callee = &fn;
   // Outside a body (a constant's value, a device signature's tile size) the
   // value must be compile-time, which a call is not; and the callee's
   // signature may not be resolved yet.
   if (!function_) {
-    for (CallArg& arg : call->args) check_expr(arg.value);
+    for (CallArg& arg : call->call->args) check_expr(arg.value);
     diags_.error(DiagKind::NotCompileTime, call->range, fmt::format("the result of '{}'", fn.name));
     return Type::error();
   }
@@ -135,20 +135,20 @@ Type Checker::check_device_call(Expr* call, const Function& fn) {
   for (const Param& p : fn.params) params.push_back({p.name});
   if (!bind_arguments(call, fn.name, params)) return Type::error();
   for (size_t i = 0; i < fn.params.size(); ++i)
-    require_value_convertible(call->resolved_args[i], fn.param_types[i], arg_name(call, i));
+    require_value_convertible(call->call->resolved_args[i], fn.param_types[i], arg_name(call, i));
   return fn.result;
 }
 
 // Matches arguments to parameters, then checks each by its parameter's kind.
 bool Checker::bind_arguments(Expr* call, std::string_view callee,
                              const std::vector<BuiltinParam>& params) {
-  call->resolved_args.assign(params.size(), nullptr);
-  call->enum_args.assign(params.size(), -1);
+  call->call->resolved_args.assign(params.size(), nullptr);
+  call->call->enum_args.assign(params.size(), -1);
   bool ok = true;
   size_t next_positional = 0;
   size_t required = 0;
   for (const BuiltinParam& p : params) required += !p.optional;
-  for (CallArg& arg : call->args) {
+  for (CallArg& arg : call->call->args) {
     size_t index = params.size();
     if (!arg.name.empty()) {
       for (size_t i = 0; i < params.size(); ++i)
@@ -165,19 +165,19 @@ bool Checker::bind_arguments(Expr* call, std::string_view callee,
                                 ? fmt::format("{} argument{}", required, required == 1 ? "" : "s")
                                 : fmt::format("{} to {} arguments", required, params.size());
         diags_.error(DiagKind::WrongArgumentCount, arg.value->range, callee, count,
-                     call->args.size());
+                     call->call->args.size());
         return false;
       }
     }
-    if (call->resolved_args[index]) {
+    if (call->call->resolved_args[index]) {
       diags_.error(DiagKind::DuplicateArgument, arg.value->range, params[index].name, callee);
       ok = false;
       continue;
     }
-    call->resolved_args[index] = arg.value;
+    call->call->resolved_args[index] = arg.value;
   }
   for (size_t i = 0; i < params.size(); ++i) {
-    Expr* arg = call->resolved_args[i];
+    Expr* arg = call->call->resolved_args[i];
     const BuiltinParam& p = params[i];
     if (!arg) {
       if (!p.optional) {
@@ -195,8 +195,8 @@ bool Checker::bind_arguments(Expr* call, std::string_view callee,
           diags_.error(DiagKind::ExpectedTypeArgument, arg->range, p.name, callee);
           ok = false;
         } else {
-          arg->target_type = resolve_type(arg->type_syntax);
-          ok &= !arg->target_type.is_error();
+          arg->type_syntax->resolved = resolve_type(arg->type_syntax);
+          ok &= !arg->type_syntax->resolved.is_error();
         }
         break;
       default: {
@@ -204,8 +204,8 @@ bool Checker::bind_arguments(Expr* call, std::string_view callee,
         std::string_view text(arg->range.Start.getPointer(),
                               arg->range.End.getPointer() - arg->range.Start.getPointer());
         for (size_t k = 0; k < names.size(); ++k)
-          if (arg->kind == ExprKind::Name && names[k] == arg->name) call->enum_args[i] = static_cast<int>(k);
-        if (call->enum_args[i] < 0) {
+          if (arg->kind == ExprKind::Name && names[k] == arg->name) call->call->enum_args[i] = static_cast<int>(k);
+        if (call->call->enum_args[i] < 0) {
           diags_.error(DiagKind::InvalidEnumArgument, arg->range, text, enum_kind_name(p.kind),
                        fmt::format("{}", fmt::join(names, ", ")));
           ok = false;
@@ -217,9 +217,9 @@ bool Checker::bind_arguments(Expr* call, std::string_view callee,
 }
 
 Type Checker::check_builtin(Expr* call) {
-  const auto& a = call->resolved_args;
+  const auto& a = call->call->resolved_args;
   const Type i32 = Type::scalar_of(ScalarKind::I32);
-  switch (call->builtin->id) {
+  switch (call->call->builtin->id) {
     case BuiltinId::ProgramId:
     case BuiltinId::NumPrograms: {
       if (!a[0]->type.is_integer() || a[0]->type.is_tile()) {
@@ -240,7 +240,7 @@ Type Checker::check_builtin(Expr* call) {
     case BuiltinId::Zeros:
     case BuiltinId::Full: {
       auto shape = tile_shape(a[0], fmt::format("the size of '{}'", call->name));
-      Type element = a[1]->kind == ExprKind::TypeValue ? a[1]->target_type : a[1]->type;
+      Type element = a[1]->kind == ExprKind::TypeValue ? a[1]->type_syntax->resolved : a[1]->type;
       if (element.is_tile()) {
         diags_.error(DiagKind::NeedsScalar, a[1]->range, arg_name(call, 1), element.str());
         return Type::error();
@@ -286,7 +286,7 @@ Type Checker::check_builtin(Expr* call) {
       return materialize(t.element());
     }
     case BuiltinId::Fence:
-      if (call->enum_args[0] == static_cast<int>(MemoryOrder::Relaxed))
+      if (call->call->enum_args[0] == static_cast<int>(MemoryOrder::Relaxed))
         diags_.error(DiagKind::RelaxedFence, a[0]->range);
       return Type::void_type();
     case BuiltinId::Barrier: return Type::void_type();
@@ -296,8 +296,8 @@ Type Checker::check_builtin(Expr* call) {
 
 // load, store, the atomics, wait_until and signal.
 Type Checker::check_memory_op(Expr* call) {
-  const BuiltinInfo& b = *call->builtin;
-  const auto& a = call->resolved_args;
+  const BuiltinInfo& b = *call->call->builtin;
+  const auto& a = call->call->resolved_args;
   const Type& pointer = a[0]->type;
   if (!pointer.is_pointer()) {
     diags_.error(DiagKind::NeedsPointer, a[0]->range, call->name, pointer.str());
@@ -326,7 +326,7 @@ Type Checker::check_memory_op(Expr* call) {
                     b.id == BuiltinId::AtomicLoad || b.id == BuiltinId::WaitUntil,
                     b.id == BuiltinId::AtomicStore ||
                         (b.id == BuiltinId::Signal &&
-                         call->enum_args[param_index(b, "op")] !=
+                         call->call->enum_args[param_index(b, "op")] !=
                              static_cast<int>(SignalOp::Add)));
   if (!ok) return Type::error();
   bool returns_value = b.id == BuiltinId::Load || b.id == BuiltinId::AtomicLoad || is_atomic_rmw(b.id);
@@ -348,11 +348,11 @@ bool Checker::check_mask(Expr* mask, const Type& access) {
 
 // A load can only acquire and a store can only release.
 bool Checker::check_order(Expr* call, size_t sem_index, bool is_load, bool is_store) {
-  if (sem_index >= call->enum_args.size() || call->enum_args[sem_index] < 0) return true;
-  auto order = static_cast<MemoryOrder>(call->enum_args[sem_index]);
-  std::string_view name = enumerators(ParamKind::Sem)[call->enum_args[sem_index]];
+  if (sem_index >= call->call->enum_args.size() || call->call->enum_args[sem_index] < 0) return true;
+  auto order = static_cast<MemoryOrder>(call->call->enum_args[sem_index]);
+  std::string_view name = enumerators(ParamKind::Sem)[call->call->enum_args[sem_index]];
   std::string what = fmt::format("'{}'", call->name);
-  llvm::SMRange range = call->resolved_args[sem_index]->range;
+  llvm::SMRange range = call->call->resolved_args[sem_index]->range;
   if (is_load && (order == MemoryOrder::Release || order == MemoryOrder::AcqRel)) {
     diags_.error(DiagKind::OrderNotForLoad, range, name, what);
     return false;

@@ -110,7 +110,7 @@ void Checker::check_function(Function& fn) {
                    t.str());
       t = Type::error();
     }
-    ConstValue value{std::string(p.name), std::nullopt, true};
+    ConstValue value{p.name, std::nullopt, true};
     if (p.default_value) {
       check_value(p.default_value);
       bool converts = require_value_convertible(p.default_value, t,

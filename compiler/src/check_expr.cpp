@@ -39,6 +39,10 @@ bool scalar_widens(ScalarKind from, ScalarKind to) {
 // past the cap the expression is simply not a compile-time constant.
 constexpr size_t kMaxSymbolLength = 4096;
 
+size_t text_length(const ConstValue& c) {
+  return c.symbolic ? c.symbol.size() : fmt::formatted_size("{}", *c.value);
+}
+
 }  // namespace
 
 Type Checker::check_expr(Expr* e) {
@@ -51,7 +55,7 @@ Type Checker::check_expr(Expr* e) {
       }
       t = Type::scalar_of(ScalarKind::I32);
       t.literal = true;
-      e->constant = ConstValue{std::to_string(e->int_value), static_cast<int64_t>(e->int_value)};
+      e->constant = ConstValue{{}, static_cast<int64_t>(e->int_value)};
       break;
     case ExprKind::FloatLiteral:
       t = Type::scalar_of(ScalarKind::F32);
@@ -59,7 +63,7 @@ Type Checker::check_expr(Expr* e) {
       break;
     case ExprKind::BoolLiteral:
       t = Type::scalar_of(ScalarKind::Bool);
-      e->constant = ConstValue{e->bool_value ? "1" : "0", e->bool_value ? 1 : 0};
+      e->constant = ConstValue{{}, e->bool_value ? 1 : 0};
       break;
     case ExprKind::Name: t = check_name(e); break;
     case ExprKind::Call: t = check_call(e); break;
@@ -68,8 +72,8 @@ Type Checker::check_expr(Expr* e) {
     case ExprKind::Cast: t = check_cast(e); break;
     case ExprKind::Translate: t = check_translate(e); break;
     case ExprKind::TypeValue:
-      e->target_type = resolve_type(e->type_syntax);
-      diags_.error(DiagKind::TypeUsedAsValue, e->range, e->target_type.str());
+      e->type_syntax->resolved = resolve_type(e->type_syntax);
+      diags_.error(DiagKind::TypeUsedAsValue, e->range, e->type_syntax->resolved.str());
       break;
   }
   e->type = t;
@@ -276,7 +280,6 @@ Type Checker::materialize(Type t) {
 Type Checker::check_cast(Expr* e) {
   Type from = check_value(e->operands[0]);
   Type to = resolve_type(e->type_syntax);
-  e->target_type = to;
   if (from.is_error() || to.is_error()) return Type::error();
   bool shape_ok = !to.is_tile() || !from.is_tile() || *to.shape == *from.shape;
   bool element_ok = from.is_scalar_kind() && to.is_scalar_kind();
@@ -304,7 +307,6 @@ ConstValue Checker::wrap_constant(ConstValue c, ScalarKind target) {
     if (info.is_signed && (bits >> (info.bits - 1)) != 0) bits |= ~uint64_t{0} << info.bits;
   }
   c.value = static_cast<int64_t>(bits);
-  c.symbol = std::to_string(*c.value);
   return c;
 }
 
@@ -390,7 +392,7 @@ std::optional<Shape> Checker::tile_shape(Expr* size, std::string_view what) {
 void Checker::fold_unary(Expr* e) {
   const auto& operand = e->operands[0]->constant;
   if (!operand || e->type.is_tile() || e->type.is_float()) return;
-  ConstValue c{"", std::nullopt, operand->symbolic};
+  ConstValue c{{}, std::nullopt, operand->symbolic};
   if (c.symbolic && operand->symbol.size() + 3 > kMaxSymbolLength) return;
   if (operand->value) {
     int64_t v = *operand->value;
@@ -401,8 +403,8 @@ void Checker::fold_unary(Expr* e) {
     }
     c.value = e->op == TokenKind::Minus ? -v : e->op == TokenKind::Bang ? !v : ~v;
   }
-  c.symbol = c.symbolic ? fmt::format("({}{})", token_kind_text(e->op), operand->symbol)
-                        : std::to_string(*c.value);
+  if (c.symbolic)
+    c.symbol = module_.save(fmt::format("({}{})", token_kind_text(e->op), operand->symbol));
   e->constant = c;
 }
 
@@ -410,8 +412,8 @@ void Checker::fold_binary(Expr* e) {
   const auto& l = e->operands[0]->constant;
   const auto& r = e->operands[1]->constant;
   if (!l || !r || e->type.is_tile() || e->type.is_float() || e->type.is_pointer()) return;
-  ConstValue c{"", std::nullopt, l->symbolic || r->symbolic};
-  if (c.symbolic && l->symbol.size() + r->symbol.size() + 8 > kMaxSymbolLength) return;
+  ConstValue c{{}, std::nullopt, l->symbolic || r->symbolic};
+  if (c.symbolic && text_length(*l) + text_length(*r) + 8 > kMaxSymbolLength) return;
   if (l->value && r->value) {
     int64_t a = *l->value, b = *r->value, v = 0;
     bool overflow = false;
@@ -455,8 +457,8 @@ void Checker::fold_binary(Expr* e) {
     }
     c.value = v;
   }
-  c.symbol = c.symbolic ? fmt::format("({} {} {})", l->symbol, token_kind_text(e->op), r->symbol)
-                        : std::to_string(*c.value);
+  if (c.symbolic)
+    c.symbol = module_.save(fmt::format("({} {} {})", l->text(), token_kind_text(e->op), r->text()));
   e->constant = c;
 }
 

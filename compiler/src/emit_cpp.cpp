@@ -63,7 +63,7 @@ std::string element_cpp(const Type& t) {
 std::string type_cpp(const Type& t) {
   if (t.is_void()) return "void";
   if (!t.is_tile()) return element_cpp(t);
-  return fmt::format("iris::Tile<{}, {}>", element_cpp(t), t.shape->symbol);
+  return fmt::format("iris::Tile<{}, {}>", element_cpp(t), t.shape->text());
 }
 
 std::string_view op_function(TokenKind op) {
@@ -130,7 +130,7 @@ class Emitter {
   // ------------------------------------------------------------- items
   void constant(const ConstDecl& c) {
     out_ << fmt::format("\ninline constexpr {} {} = {};\n", type_cpp(c.binding->type),
-                        cpp_name(c.name), c.binding->constant->symbol);
+                        cpp_name(c.name), c.binding->constant->text());
   }
 
   std::string params(const Function& fn) {
@@ -156,7 +156,7 @@ class Emitter {
     std::vector<std::string> ct;
     for (const Param& p : fn.ct_params) {
       std::string decl = fmt::format("{} {}", type_cpp(p.binding->type), declare(p.binding));
-      if (p.default_value) decl += " = " + p.default_value->constant->symbol;
+      if (p.default_value) decl += " = " + p.default_value->constant->text();
       ct.push_back(decl);
     }
     std::vector<std::string> args, arg_names;
@@ -318,7 +318,7 @@ class Emitter {
       case ExprKind::Name:
         // Constants fold to their value; a compile-time parameter stays a name.
         if (e->constant && !e->constant->symbolic && e->binding->kind == Binding::Kind::Const)
-          return e->constant->symbol;
+          return e->constant->text();
         return name_of(e->binding);
       case ExprKind::Unary: {
         std::string operand = expr(e->operands[0]);
@@ -331,9 +331,9 @@ class Emitter {
         return fmt::format("iris::as<{}>({})", element_cpp(e->type), expr(e->operands[0]));
       case ExprKind::Translate: return translate(e);
       case ExprKind::Call:
-        if (e->builtin) return builtin(e);
-        return e->callee->imported_from ? imported_call(e) : device_call(e);
-      case ExprKind::TypeValue: return type_cpp(e->target_type);
+        if (e->call->builtin) return builtin(e);
+        return e->call->callee->imported_from ? imported_call(e) : device_call(e);
+      case ExprKind::TypeValue: return type_cpp(e->type_syntax->resolved);
     }
     return "";
   }
@@ -350,7 +350,7 @@ class Emitter {
   static std::string convert(const std::string& value, const Type& from, const Type& to) {
     if (!to.is_tile() || from.is_tile()) return value;
     std::string element = element_cpp(to);
-    return fmt::format("iris::full<{}, {}>(static_cast<{}>({}))", element, to.shape->symbol, element, value);
+    return fmt::format("iris::full<{}, {}>(static_cast<{}>({}))", element, to.shape->text(), element, value);
   }
 
   std::string cast_to(const Type& t, const std::string& value) {
@@ -379,7 +379,7 @@ class Emitter {
   }
 
   static bool is_own_rank(const Expr* rank) {
-    return rank->kind == ExprKind::Call && rank->builtin && rank->builtin->id == BuiltinId::Rank;
+    return rank->kind == ExprKind::Call && rank->call->builtin && rank->call->builtin->id == BuiltinId::Rank;
   }
 
   std::string translate(const Expr* e) {
@@ -407,7 +407,7 @@ class Emitter {
   // builds, for pointers into the heap; nothing otherwise.
   std::string site(const Expr* e) {
     if (!options_.checked) return "iris::Unchecked{}";
-    if (e->kind == ExprKind::Call && !heap_pointer(e->resolved_args[0])) return "iris::Unchecked{}";
+    if (e->kind == ExprKind::Call && !heap_pointer(e->call->resolved_args[0])) return "iris::Unchecked{}";
     return location(e);
   }
 
@@ -415,8 +415,8 @@ class Emitter {
   // tiles, applied elementwise by the library's zip.
   std::string imported_call(const Expr* e) {
     std::vector<std::string> args;
-    for (size_t i = 0; i < e->resolved_args.size(); ++i)
-      args.push_back(expr(e->resolved_args[i], &e->callee->param_types[i]));
+    for (size_t i = 0; i < e->call->resolved_args.size(); ++i)
+      args.push_back(expr(e->call->resolved_args[i], &e->call->callee->param_types[i]));
     if (!e->type.is_tile()) return fmt::format("::{}({})", e->name, fmt::join(args, ", "));
     return fmt::format("iris::zip([](auto... iris_x) {{ return ::{}(iris_x...); }}, {})", e->name,
                        fmt::join(args, ", "));
@@ -424,18 +424,18 @@ class Emitter {
 
   std::string device_call(const Expr* e) {
     std::string s = fmt::format("{}(iris_program", cpp_name(e->name));
-    for (size_t i = 0; i < e->resolved_args.size(); ++i) {
-      const Type& param = e->callee->param_types[i];
-      s += ", " + convert(expr(e->resolved_args[i], &param), e->resolved_args[i]->type, param);
+    for (size_t i = 0; i < e->call->resolved_args.size(); ++i) {
+      const Type& param = e->call->callee->param_types[i];
+      s += ", " + convert(expr(e->call->resolved_args[i], &param), e->call->resolved_args[i]->type, param);
     }
     return s + ")";
   }
 
   std::string enum_arg(const Expr* call, std::string_view param, std::string_view cpp_enum) {
-    const auto& params = call->builtin->params;
+    const auto& params = call->call->builtin->params;
     for (size_t i = 0; i < params.size(); ++i)
       if (params[i].name == param)
-        return fmt::format("iris::{}::{}", cpp_enum, enumerators(params[i].kind)[call->enum_args[i]]);
+        return fmt::format("iris::{}::{}", cpp_enum, enumerators(params[i].kind)[call->call->enum_args[i]]);
     return "";
   }
   std::string order(const Expr* call) {
@@ -444,24 +444,24 @@ class Emitter {
 
   // Optional value arguments: the library's "absent" tags stand in.
   std::string optional_arg(const Expr* call, size_t index, std::string_view absent, const Type* hint) {
-    const Expr* arg = call->resolved_args[index];
+    const Expr* arg = call->call->resolved_args[index];
     return arg ? expr(arg, hint) : std::string(absent);
   }
 
   std::string builtin(const Expr* e) {
-    const auto& a = e->resolved_args;
-    Type access = e->resolved_args.empty() || !a[0] ? Type::error() : a[0]->type.element();
+    const auto& a = e->call->resolved_args;
+    Type access = e->call->resolved_args.empty() || !a[0] ? Type::error() : a[0]->type.element();
     access.kind = Type::Kind::Scalar;  // the pointee, as a hint for literal values
-    switch (e->builtin->id) {
+    switch (e->call->builtin->id) {
       case BuiltinId::ProgramId: return fmt::format("iris::program_id(iris_program, {})", expr(a[0]));
       case BuiltinId::NumPrograms: return fmt::format("iris::num_programs(iris_program, {})", expr(a[0]));
       case BuiltinId::Rank: return "iris::rank(iris_program)";
       case BuiltinId::WorldSize: return "iris::world_size(iris_program)";
-      case BuiltinId::Arange: return fmt::format("iris::arange<{}>()", e->type.shape->symbol);
+      case BuiltinId::Arange: return fmt::format("iris::arange<{}>()", e->type.shape->text());
       case BuiltinId::Zeros:
-        return fmt::format("iris::zeros<{}, {}>()", element_cpp(e->type), e->type.shape->symbol);
+        return fmt::format("iris::zeros<{}, {}>()", element_cpp(e->type), e->type.shape->text());
       case BuiltinId::Full:
-        return fmt::format("iris::full<{}, {}>({})", element_cpp(e->type), e->type.shape->symbol,
+        return fmt::format("iris::full<{}, {}>({})", element_cpp(e->type), e->type.shape->text(),
                            expr(a[1], &e->type));
       case BuiltinId::Where: {
         Type element = e->type.element();
@@ -470,7 +470,7 @@ class Emitter {
       }
       case BuiltinId::Sum:
       case BuiltinId::Max:
-      case BuiltinId::Min: return fmt::format("iris::{}({})", e->builtin->name, expr(a[0]));
+      case BuiltinId::Min: return fmt::format("iris::{}({})", e->call->builtin->name, expr(a[0]));
       case BuiltinId::Load:
         return fmt::format("iris::load({}, {}, {}, {})", expr(a[0]),
                            optional_arg(e, 1, "iris::NoMask{}", nullptr),
@@ -490,7 +490,7 @@ class Emitter {
         return fmt::format("iris::wait<{}>({}, {}, {}, {})", order(e), expr(a[0]),
                            enum_arg(e, "op", "Cmp"), expr(a[2], &access), site(e));
       case BuiltinId::Signal: {
-        bool add = a.size() > 2 && e->enum_args[2] == static_cast<int>(SignalOp::Add);
+        bool add = a.size() > 2 && e->call->enum_args[2] == static_cast<int>(SignalOp::Add);
         return fmt::format("iris::raise_signal<{}, {}>({}, {}, {})", add ? "true" : "false",
                            order(e), expr(a[0]), expr(a[1], &access), site(e));
       }
@@ -498,7 +498,7 @@ class Emitter {
         return fmt::format("iris::memory_fence<{}>({})", order(e), options_.checked ? location(e) : "");
       case BuiltinId::Barrier: return "iris::device_barrier(iris_program)";
       default: {  // the read-modify-write atomics
-        std::string_view op = e->builtin->name.substr(std::string_view("atomic_").size());
+        std::string_view op = e->call->builtin->name.substr(std::string_view("atomic_").size());
         std::string op_enum = op == "and" || op == "or" || op == "xor" ? std::string(op) + "_" : std::string(op);
         return fmt::format("iris::atomic_rmw<iris::AtomicOp::{}, {}>({}, {}, {}, {})", op_enum,
                            order(e), expr(a[0]), expr(a[1], &access),

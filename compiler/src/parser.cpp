@@ -678,7 +678,8 @@ class Parser {
     const Token& open = advance();
     Expr* call = make_expr(ExprKind::Call, {});
     call->name = name.text;
-    call->name_range = name.range();
+    call->call = module_.make<Call>();
+    call->call->name_range = name.range();
     bool seen_named = false;
     int h = 0;
     while (!at(TokenKind::RParen)) {
@@ -693,7 +694,7 @@ class Parser {
       }
       if (!(arg.value = expr())) return nullptr;
       h = std::max(h, arg.value->height);
-      call->args.push_back(arg);
+      call->call->args.push_back(arg);
       if (!accept(TokenKind::Comma)) break;
     }
     if (!expect_closing(TokenKind::RParen, open, "after the arguments")) return nullptr;

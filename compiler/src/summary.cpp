@@ -25,16 +25,17 @@ struct Counts {
   void expr(const Expr* e) {
     if (!e) return;
     if (e->kind == ExprKind::Translate) ++translations;
-    if (e->builtin) {
-      std::string_view name = e->builtin->name;
+    if (e->call && e->call->builtin) {
+      std::string_view name = e->call->builtin->name;
       if (name == "load") ++loads;
       else if (name == "store") ++stores;
       else if (name.starts_with("atomic_")) ++atomics;
       else if (name == "wait_until" || name == "signal" || name == "fence" || name == "barrier")
         ++syncs;
     }
-    for (const Expr* op : e->operands) expr(op);
-    for (const CallArg& arg : e->args) expr(arg.value);
+    for (const Expr* op : e->operand_list()) expr(op);
+    if (e->call)
+      for (const CallArg& arg : e->call->args) expr(arg.value);
   }
 };
 

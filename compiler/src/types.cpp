@@ -32,7 +32,7 @@ std::string Type::str() const {
       break;
   }
   if (!shape) return element;
-  return fmt::format("tile<{}, {}>", element, shape->symbol);
+  return fmt::format("tile<{}, {}>", element, shape->text());
 }
 
 }  // namespace irisc

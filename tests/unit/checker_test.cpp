@@ -285,7 +285,7 @@ TEST_CASE("checker: values depending on compile-time parameters stay symbolic") 
   const auto& z = r->binding("z")->binding->constant;
   REQUIRE(z);
   CHECK_FALSE(z->symbolic);
-  CHECK(z->symbol == "3");
+  CHECK(z->text() == "3");
   CHECK(z->value == 3);
 }
 
@@ -481,20 +481,20 @@ TEST_CASE("checker: calls bind arguments by position and name") {
                       "wait_until(flag, op = ge, value = 1, sem = acquire, scope = block);");
   REQUIRE(r->diagnostics.empty());
   const Expr* load = r->binding("x")->value;
-  REQUIRE(load->resolved_args.size() == 3);
-  CHECK(test::Run::text(load->resolved_args[0]->range) == "p");
-  CHECK(test::Run::text(load->resolved_args[1]->range) == "b");
-  CHECK(test::Run::text(load->resolved_args[2]->range) == "1.0");
+  REQUIRE(load->call->resolved_args.size() == 3);
+  CHECK(test::Run::text(load->call->resolved_args[0]->range) == "p");
+  CHECK(test::Run::text(load->call->resolved_args[1]->range) == "b");
+  CHECK(test::Run::text(load->call->resolved_args[2]->range) == "1.0");
   const auto& body = r->function("k")->body->stmts;
   const Expr* fence = body[1]->value;
-  CHECK(fence->enum_args == std::vector<int>{2, 1});  // release, gpu
+  CHECK(fence->call->enum_args == std::vector<int>{2, 1});  // release, gpu
   const Expr* wait = body[2]->value;
-  CHECK(wait->enum_args == std::vector<int>{-1, 5, -1, 1, 0});  // ge, acquire, block
+  CHECK(wait->call->enum_args == std::vector<int>{-1, 5, -1, 1, 0});  // ge, acquire, block
   auto omitted = check_body("let x = load(p);");
   REQUIRE(omitted->diagnostics.empty());
   const Expr* l = omitted->binding("x")->value;
-  CHECK(l->resolved_args[1] == nullptr);
-  CHECK(l->resolved_args[2] == nullptr);
+  CHECK(l->call->resolved_args[1] == nullptr);
+  CHECK(l->call->resolved_args[2] == nullptr);
 }
 
 TEST_CASE("checker: a file that checks cleanly is marked ok") {

@@ -32,7 +32,7 @@ std::string sexpr(const Expr* e) {
       return "(@ " + sexpr(e->operands[0]) + " " + sexpr(e->operands[1]) + ")";
     case ExprKind::Call: {
       std::string out = "(call " + std::string(e->name);
-      for (const CallArg& a : e->args)
+      for (const CallArg& a : e->call->args)
         out += " " + (a.name.empty() ? "" : std::string(a.name) + "=") + sexpr(a.value);
       return out + ")";
     }
@@ -59,7 +59,7 @@ TEST_CASE("parser: '@' binds loosest of all operators") {
   const Expr* e = r->binding("e")->value;
   // Translate(Binary(+, Binary(+, dst, Binary(*, rank(), n)), offs), r)
   REQUIRE(e->kind == ExprKind::Translate);
-  REQUIRE(e->operands.size() == 2);
+  REQUIRE(e->operand_list().size() == 2);
   const Expr* pointer = e->operands[0];
   const Expr* rank = e->operands[1];
   CHECK(rank->kind == ExprKind::Name);
@@ -79,7 +79,7 @@ TEST_CASE("parser: '@' binds loosest of all operators") {
   CHECK(product->op == TokenKind::Star);
   CHECK(product->operands[0]->kind == ExprKind::Call);
   CHECK(product->operands[0]->name == "rank");
-  CHECK(product->operands[0]->args.empty());
+  CHECK(product->operands[0]->call->args.empty());
   CHECK(product->operands[1]->name == "n");
   // The translation covers the whole expression.
   CHECK(Run::text(e->range) == "dst + rank() * n + offs @ r");
@@ -191,8 +191,8 @@ TEST_CASE("parser: source ranges are line:col spans of the text") {
   REQUIRE(call->kind == StmtKind::ExprStmt);
   CHECK(r->where(call->range) == "3:5-3:23");
   CHECK(r->where(call->value->range) == "3:5-3:22");
-  CHECK(r->where(call->value->name_range) == "3:5-3:10");
-  const Expr* translate = call->value->args[0].value;
+  CHECK(r->where(call->value->call->name_range) == "3:5-3:10");
+  const Expr* translate = call->value->call->args[0].value;
   REQUIRE(translate->kind == ExprKind::Translate);
   CHECK(r->where(translate->range) == "3:11-3:16");
   const Expr* cast = r->binding("t")->value;

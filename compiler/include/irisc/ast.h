@@ -14,9 +14,12 @@
 #include <llvm/Support/Allocator.h>
 #include <llvm/Support/SMLoc.h>
 #include <llvm/Support/SourceMgr.h>
+#include <llvm/Support/StringSaver.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <array>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +31,7 @@ struct Stmt;
 struct Binding;
 struct Function;
 struct BuiltinInfo;
+struct Call;
 
 // `type` in the grammar, as written.
 struct TypeSyntax {
@@ -39,6 +43,7 @@ struct TypeSyntax {
   TypeSyntax* element = nullptr;        // Tile
   Expr* size = nullptr;                 // Tile
   int height = 0;                       // parser: the size's height + 1 (limits recursion)
+  Type resolved;                        // checker: the type it names (TypeValue)
 };
 
 enum class ExprKind : uint8_t {
@@ -51,40 +56,61 @@ struct CallArg {
   Expr* value = nullptr;
 };
 
-// A compile-time integer (or bool) value. `symbol` is its canonical text, in
-// which compile-time parameters stay symbolic; `value` is known when it does
-// not depend on a parameter without a default.
+// A compile-time integer (or bool) value. `value` is known when it does not
+// depend on a parameter without a default. A value that depends on
+// compile-time parameters has a canonical text, `symbol`, in which they stay
+// symbolic ("(BLOCK * 2)"), kept by the Module; a plain number has none, so
+// folding literals allocates nothing.
 struct ConstValue {
-  std::string symbol;
+  std::string_view symbol;  // set when symbolic
   std::optional<int64_t> value;
   bool symbolic = false;  // depends on a compile-time parameter
+  // The canonical text: the symbol, or the number in decimal.
+  std::string text() const { return symbolic ? std::string(symbol) : std::to_string(*value); }
 };
 
+// An expression. Nodes are many (most of a program's memory), so a node holds
+// only what every kind needs plus small kind-specific fields; a call's
+// arguments live in their own node (Call).
 struct Expr {
   ExprKind kind;
-  llvm::SMRange range;
   TokenKind op = TokenKind::Eof;  // Unary, Binary
+  int height = 0;                 // parser: tallest path to a leaf (limits recursion)
+  llvm::SMRange range;
   std::string_view name;          // Name, Call (callee)
-  llvm::SMRange name_range;       // Call
-  uint64_t int_value = 0;         // IntLiteral
-  double float_value = 0;         // FloatLiteral
-  bool bool_value = false;        // BoolLiteral
-  std::vector<Expr*> operands;    // Unary: 1, Binary: 2, Cast: 1, Translate: pointer, rank
-  std::vector<CallArg> args;      // Call
+  union {
+    uint64_t int_value = 0;       // IntLiteral
+    double float_value;           // FloatLiteral
+    bool bool_value;              // BoolLiteral
+  };
+  // Unary, Cast: operands[0]; Binary: both; Translate: pointer, rank.
+  std::array<Expr*, 2> operands{};
   TypeSyntax* type_syntax = nullptr;  // Cast (target), TypeValue
-  int height = 0;                     // parser: tallest path to a leaf (limits recursion)
+  Call* call = nullptr;               // Call
 
   // checker
   Type type;
   std::optional<ConstValue> constant;   // set when compile-time
   const Binding* binding = nullptr;     // Name
-  const BuiltinInfo* builtin = nullptr; // Call of a built-in
-  const Function* callee = nullptr;     // Call of a device function
-  // Call: arguments in parameter order (nullptr where an optional one is
-  // omitted), and for enumeration parameters the chosen enumerator's index.
+
+  // The operands that are set, for walks over the tree.
+  std::span<Expr* const> operand_list() const {
+    return {operands.data(), operands[1] ? 2u : operands[0] ? 1u : 0u};
+  }
+};
+
+// A call's own parts (an Expr of kind Call points to one).
+struct Call {
+  llvm::SMRange name_range;
+  std::vector<CallArg> args;
+
+  // checker
+  const BuiltinInfo* builtin = nullptr;  // a call of a built-in
+  const Function* callee = nullptr;      // a call of a device function
+  // Arguments in parameter order (nullptr where an optional one is omitted),
+  // and for enumeration parameters the chosen enumerator's index.
   std::vector<Expr*> resolved_args;
   std::vector<int> enum_args;
-  Type target_type;                     // Cast, TypeValue
 };
 
 enum class StmtKind : uint8_t {
@@ -187,6 +213,9 @@ class Module {
     return new (allocator<T>().Allocate()) T{std::forward<Args>(args)...};
   }
 
+  // Keeps a string as long as the module (the checker's symbolic constants).
+  std::string_view save(std::string_view text) { return strings_.save(llvm::StringRef(text)); }
+
   std::vector<Item> items;
 
  private:
@@ -194,15 +223,19 @@ class Module {
   llvm::SpecificBumpPtrAllocator<T>& allocator();
 
   llvm::SpecificBumpPtrAllocator<Expr> exprs_;
+  llvm::SpecificBumpPtrAllocator<Call> calls_;
   llvm::SpecificBumpPtrAllocator<Stmt> stmts_;
   llvm::SpecificBumpPtrAllocator<TypeSyntax> types_;
   llvm::SpecificBumpPtrAllocator<Binding> bindings_;
   llvm::SpecificBumpPtrAllocator<Function> functions_;
   llvm::SpecificBumpPtrAllocator<ConstDecl> consts_;
   llvm::SpecificBumpPtrAllocator<ImportDecl> imports_;
+  llvm::BumpPtrAllocator string_bytes_;
+  llvm::StringSaver strings_{string_bytes_};
 };
 
 template <> inline llvm::SpecificBumpPtrAllocator<Expr>& Module::allocator() { return exprs_; }
+template <> inline llvm::SpecificBumpPtrAllocator<Call>& Module::allocator() { return calls_; }
 template <> inline llvm::SpecificBumpPtrAllocator<Stmt>& Module::allocator() { return stmts_; }
 template <> inline llvm::SpecificBumpPtrAllocator<TypeSyntax>& Module::allocator() { return types_; }
 template <> inline llvm::SpecificBumpPtrAllocator<Binding>& Module::allocator() { return bindings_; }

@@ -4,7 +4,9 @@
 // to a scalar (`*T`, or `sym *T` for a pointer into the symmetric heap). A
 // tile's shape is a compile-time size; when that size depends on compile-time
 // parameters the shape keeps its canonical text (e.g. "BLOCK") so that shapes
-// compare symbolically, and its value under the parameters' defaults.
+// compare symbolically, and its value under the parameters' defaults. A Type
+// holds no owning pointers, so copying one is cheap and nodes that hold one
+// need no destructor.
 #pragma once
 
 #include <cstdint>
@@ -29,10 +31,16 @@ struct ScalarInfo {
 };
 const ScalarInfo& scalar_info(ScalarKind kind);
 
+// A tile's size, as the checker's ConstValue (ast.h) gives it: a plain number
+// has no symbol, so the common case needs no string of its own.
 struct Shape {
-  std::string symbol;                 // canonical text: "1024", "BLOCK", "(BLOCK * 2)"
-  std::optional<int64_t> value;       // known value, or the value under defaults
-  bool operator==(const Shape& other) const { return symbol == other.symbol; }
+  std::string_view symbol;        // "BLOCK", "(BLOCK * 2)" (kept by the Module); empty for a number
+  std::optional<int64_t> value;   // known value, or the value under defaults
+  // The canonical text: the symbol, or the number in decimal.
+  std::string text() const { return symbol.empty() ? std::to_string(*value) : std::string(symbol); }
+  bool operator==(const Shape& other) const {
+    return symbol == other.symbol && (!symbol.empty() || value == other.value);
+  }
 };
 
 struct Type {
