@@ -26,8 +26,10 @@ TokenKind compound_operator(TokenKind op);
 struct Token {
   TokenKind kind = TokenKind::Eof;
   std::string_view text;  // points into the source buffer
-  uint64_t int_value = 0;  // IntLiteral
-  double float_value = 0;  // FloatLiteral
+  union {
+    uint64_t int_value = 0;  // IntLiteral
+    double float_value;      // FloatLiteral
+  };
 
   llvm::SMLoc loc() const { return llvm::SMLoc::getFromPointer(text.data()); }
   llvm::SMRange range() const {
