@@ -3,14 +3,30 @@
 // places rank r on GPU r), NCCL communicators made with ncclCommInitAll over
 // the same GPUs; both use the same symmetric-heap buffers and the rank's stream.
 //
-// For each operation and per-rank message size (1 KiB to 1 GiB) it prints the
-// median time of back-to-back launches and the algorithm and bus bandwidth as
-// nccl-tests defines them; every output of both is checked against values
-// computed on the host. NCCL is loaded at run time with dlopen (the GPU
-// machine has libnccl.so.2; the build machine has no NCCL), so only the few
-// entry points used are declared here, with NCCL's ABI.
-#include "all_gather.iris.hpp"
+// Operations: all_reduce, all_gather, reduce_scatter (NCCL's calls) and
+// all_to_all (NCCL has no call for it: a group of ncclSend / ncclRecv to and
+// from every rank, as nccl-tests' alltoall does). Each .iris kernel runs twice:
+//   "iris"      epoch 0: the kernel ends when this rank's instances end; back-to-
+//               back calls are not ordered across ranks (the samples put a host
+//               barrier after the kernel). Cheaper than what NCCL promises.
+//   "iris sync" epoch > 0: the kernel ends with finish() (collectives.iris), so
+//               it ends on a rank only once every rank's instances have finished,
+//               as an NCCL call does. The fair comparison.
+//
+// Sizes follow nccl-tests (doc/PERFORMANCE.md there): S is the per-rank buffer
+// of all_reduce and all_to_all, the whole output of all_gather and the whole
+// input of reduce_scatter; algbw = S / t; busbw = algbw * 2 (w - 1) / w for
+// all_reduce and algbw * (w - 1) / w for the others. S runs from 1 KiB to
+// max_bytes in steps of 4. The time of a call is the median of 5 timings of
+// back-to-back calls (GPU events on rank 0's stream), after warm-up; at small
+// sizes it is the latency. Every output of every variant is checked against
+// values computed on the host.
+//
+// NCCL is loaded at run time with dlopen (the GPU machine has libnccl.so.2; the
+// build machine has no NCCL), so only the few entry points used are declared
+// here, with NCCL's ABI.
 #include "collectives.iris.hpp"
+#include "gpu_timer.hpp"
 
 #include <dlfcn.h>
 
@@ -35,6 +51,10 @@ struct Nccl {
   ncclResult_t (*AllReduce)(const void*, void*, size_t, int, int, ncclComm_t, hipStream_t);
   ncclResult_t (*AllGather)(const void*, void*, size_t, int, ncclComm_t, hipStream_t);
   ncclResult_t (*ReduceScatter)(const void*, void*, size_t, int, int, ncclComm_t, hipStream_t);
+  ncclResult_t (*Send)(const void*, size_t, int, int, ncclComm_t, hipStream_t);
+  ncclResult_t (*Recv)(void*, size_t, int, int, ncclComm_t, hipStream_t);
+  ncclResult_t (*GroupStart)();
+  ncclResult_t (*GroupEnd)();
   const char* (*GetErrorString)(ncclResult_t);
 };
 
@@ -52,14 +72,17 @@ Nccl load_nccl() {
   bind(lib, n.AllReduce, "ncclAllReduce");
   bind(lib, n.AllGather, "ncclAllGather");
   bind(lib, n.ReduceScatter, "ncclReduceScatter");
+  bind(lib, n.Send, "ncclSend");
+  bind(lib, n.Recv, "ncclRecv");
+  bind(lib, n.GroupStart, "ncclGroupStart");
+  bind(lib, n.GroupEnd, "ncclGroupEnd");
   bind(lib, n.GetErrorString, "ncclGetErrorString");
   return n;
 }
 
-void check(hipError_t e, const char* what) {
-  if (e != hipSuccess) throw iris::Error(std::string("nccl_bench: ") + what + ": " + hipGetErrorString(e));
-}
+using bench::check;
 
+// Sums of these are exact in f32, so outputs compare exactly.
 float value_of(int rank, std::size_t i) { return static_cast<float>((rank * 7 + i % 251) % 64) * 0.25f; }
 
 struct Row {
@@ -67,6 +90,15 @@ struct Row {
   std::size_t bytes;
   double us, algbw, busbw;
   bool ok;
+};
+
+// One operation at one size: S in bytes (nccl-tests' size), the bus factor, the
+// number of elements per rank block, and what each rank's output must hold.
+struct Op {
+  std::string name;
+  double bus_factor;
+  std::size_t out_count;                          // elements of the output to check
+  std::function<double(int me, std::size_t j)> want;  // output element j of rank me
 };
 
 }  // namespace
@@ -89,120 +121,123 @@ int main(int argc, char** argv) {
 
   std::vector<Row> rows;
   std::mutex rows_mutex;
+  std::vector<char> wrong(static_cast<std::size_t>(world));  // per rank: the last check failed
   const std::size_t max_elems = max_bytes / sizeof(float);
-  // Heap: input (world * max) + output (world * max) + scratch.
-  const std::size_t heap = 2 * static_cast<std::size_t>(world) * max_bytes + (std::size_t{256} << 20);
+  // Heap: input and output of max_bytes each, finish()'s counters, slack.
+  const std::size_t heap = 2 * max_bytes + (std::size_t{64} << 20);
   iris::run_threads(world, heap, [&](iris::Rank& rank) {
     const int me = rank.rank();
     const std::size_t W = static_cast<std::size_t>(world);
-    float* input = rank.allocate<float>(W * max_elems);
-    float* output = rank.allocate<float>(W * max_elems);
+    float* input = rank.allocate<float>(max_elems);
+    float* output = rank.allocate<float>(max_elems);
+    int64_t* sync = rank.allocate<int64_t>(2);  // finish()'s count and epoch
+    int64_t epoch = 0;
     hipStream_t stream = nullptr;
     check(hipStreamCreateWithFlags(&stream, hipStreamNonBlocking), "hipStreamCreate");
-    hipEvent_t start, stop;
-    check(hipEventCreate(&start), "hipEventCreate");
-    check(hipEventCreate(&stop), "hipEventCreate");
+    bench::GpuTimer timer(stream);
     {
-      std::vector<float> host(W * max_elems);
+      std::vector<float> host(max_elems);
       for (std::size_t i = 0; i < host.size(); ++i) host[i] = value_of(me, i);
       check(hipMemcpy(input, host.data(), host.size() * sizeof(float), hipMemcpyHostToDevice), "hipMemcpy");
+      const std::vector<int64_t> zeros(2, 0);
+      check(hipMemcpy(sync, zeros.data(), zeros.size() * sizeof(int64_t), hipMemcpyHostToDevice), "hipMemcpy");
     }
     const iris::DeviceContext ctx = rank.device_context();
     ncclComm_t comm = comms[static_cast<std::size_t>(me)];
     auto nccl_check = [&](ncclResult_t r) {
       if (r) throw iris::Error(std::string("nccl: ") + nccl.GetErrorString(r));
     };
+    // Every element of the output against the host's value (exact: see value_of).
+    auto verify = [&](const Op& op) {
+      std::vector<float> out(op.out_count);
+      check(hipMemcpy(out.data(), output, out.size() * sizeof(float), hipMemcpyDeviceToHost), "hipMemcpy back");
+      for (std::size_t j = 0; j < out.size(); ++j)
+        if (static_cast<double>(out[j]) != op.want(me, j)) return false;
+      return true;
+    };
 
-    // Times `iters` back-to-back calls of f (after warm-up) on this rank's stream;
-    // then checks the output with `verify`; rank 0 records the row.
-    auto measure = [&](const std::string& op, const std::string& who, std::size_t bytes, double bus_factor,
-                       const std::function<void()>& f, const std::function<bool()>& verify) {
-      const int iters = bytes >= (std::size_t{64} << 20) ? 5 : 20;
-      check(hipMemsetAsync(output, 0xff, W * max_elems * sizeof(float), stream), "hipMemset");
+    // Times f on this rank's stream (every rank starts each timing together),
+    // checks the output of the last call on every rank; rank 0 records the row.
+    auto measure = [&](const Op& op, const std::string& who, std::size_t bytes, const std::function<void()>& f) {
+      check(hipMemsetAsync(output, 0xff, max_bytes, stream), "hipMemset");  // NaN
       check(hipStreamSynchronize(stream), "sync");
+      const double us = timer.median_us(bytes, f, [&] { rank.barrier(); });
+      rank.barrier();  // every rank's calls done: my output is complete
+      wrong[static_cast<std::size_t>(me)] = !verify(op);
       rank.barrier();
-      for (int i = 0; i < 3; ++i) f();
-      check(hipStreamSynchronize(stream), "sync");
-      rank.barrier();
-      std::vector<double> times;
-      for (int rep = 0; rep < 5; ++rep) {
-        rank.barrier();
-        check(hipEventRecord(start, stream), "hipEventRecord");
-        for (int i = 0; i < iters; ++i) f();
-        check(hipEventRecord(stop, stream), "hipEventRecord");
-        check(hipEventSynchronize(stop), "hipEventSynchronize");
-        float ms = 0;
-        check(hipEventElapsedTime(&ms, start, stop), "elapsed");
-        times.push_back(ms * 1e3 / iters);
-      }
-      rank.barrier();
-      std::sort(times.begin(), times.end());
-      const double us = times[times.size() / 2];
-      const bool ok = verify();
       if (me == 0) {
         std::lock_guard lock(rows_mutex);
-        double algbw = bytes / us / 1e3;
-        rows.push_back({op, who, bytes, us, algbw, algbw * bus_factor, ok});
+        const double algbw = static_cast<double>(bytes) / us / 1e3;
+        const bool ok = std::find(wrong.begin(), wrong.end(), 1) == wrong.end();
+        rows.push_back({op.name, who, bytes, us, algbw, algbw * op.bus_factor, ok});
       }
       rank.barrier();
     };
-    auto read = [&](std::size_t count) {
-      std::vector<float> out(count);
-      check(hipMemcpy(out.data(), output, count * sizeof(float), hipMemcpyDeviceToHost), "hipMemcpy back");
-      return out;
-    };
 
+    // Sum over ranks of value_of(r, i), which depends on i % 251 only.
+    std::vector<double> sums(251, 0.0);
+    for (std::size_t i = 0; i < sums.size(); ++i)
+      for (int r = 0; r < world; ++r) sums[i] += value_of(r, i);
     const double w = world;
     for (std::size_t bytes = 1024; bytes <= max_bytes; bytes *= 4) {
-      const std::size_t n = bytes / sizeof(float);
-      const int32_t count = static_cast<int32_t>(n);
-      const int blocks = static_cast<int>((n + 1023) / 1024);
-      // all_reduce: n elements per rank.
-      auto verify_reduce = [&] {
-        auto out = read(n);
-        for (std::size_t i = 0; i < n; ++i) {
-          double want = 0;
-          for (int r = 0; r < world; ++r) want += value_of(r, i);
-          if (std::abs(out[i] - want) > 1e-3) return false;
+      const std::size_t total = bytes / sizeof(float);
+      const std::size_t block = total / W;  // all_gather, reduce_scatter, all_to_all: per-rank block
+      const std::size_t split_bytes = W * block * sizeof(float);  // their S (bytes, unless W does not divide it)
+      // The three ways to run an .iris kernel with `blocks` instances of 1024.
+      auto iris_variants = [&](const Op& op, std::size_t size, std::size_t elements,
+                               const std::function<void(int, int32_t, int64_t)>& kernel) {
+        const int blocks = static_cast<int>((elements + 1023) / 1024);
+        const int32_t n = static_cast<int32_t>(elements);
+        measure(op, "iris", size, [&] { kernel(blocks, n, 0); });
+        measure(op, "iris sync", size, [&] { kernel(blocks, n, ++epoch); });
+      };
+      auto sum_over_ranks = [&](std::size_t i) { return sums[i % 251]; };
+
+      // all_reduce: S = one rank's buffer of `total` elements.
+      const Op all_reduce{"all_reduce", 2 * (w - 1) / w, total, [&](int, std::size_t j) { return sum_over_ranks(j); }};
+      iris_variants(all_reduce, bytes, total, [&](int blocks, int32_t n, int64_t e) {
+        iris_kernels::all_reduce_one_shot_f32<>::launch({blocks}, ctx, input, output, n, sync, e, stream);
+      });
+      measure(all_reduce, "nccl", bytes,
+              [&] { nccl_check(nccl.AllReduce(input, output, total, ncclFloat32, ncclSum, comm, stream)); });
+      if (block == 0) continue;  // fewer elements than ranks: nothing to split
+
+      // all_gather: S = the output, `block` elements from each rank.
+      const Op all_gather{"all_gather", (w - 1) / w, W * block,
+                          [&](int, std::size_t j) { return value_of(static_cast<int>(j / block), j % block); }};
+      iris_variants(all_gather, split_bytes, block, [&](int blocks, int32_t n, int64_t e) {
+        iris_kernels::all_gather_f32<>::launch({blocks}, ctx, input, output, n, sync, e, stream);
+      });
+      measure(all_gather, "nccl", split_bytes,
+              [&] { nccl_check(nccl.AllGather(input, output, block, ncclFloat32, comm, stream)); });
+
+      // reduce_scatter: S = the input, block `me` of the sum out.
+      const Op reduce_scatter{"reduce_scatter", (w - 1) / w, block, [&](int r, std::size_t j) {
+                                return sum_over_ranks(static_cast<std::size_t>(r) * block + j);
+                              }};
+      iris_variants(reduce_scatter, split_bytes, block, [&](int blocks, int32_t n, int64_t e) {
+        iris_kernels::reduce_scatter_f32<>::launch({blocks}, ctx, input, output, n, sync, e, stream);
+      });
+      measure(reduce_scatter, "nccl", split_bytes,
+              [&] { nccl_check(nccl.ReduceScatter(input, output, block, ncclFloat32, ncclSum, comm, stream)); });
+
+      // all_to_all: S = one rank's buffer; block q of rank p's input lands as
+      // block p of rank q's output.
+      const Op all_to_all{"all_to_all", (w - 1) / w, W * block, [&](int r, std::size_t j) {
+                            return value_of(static_cast<int>(j / block), static_cast<std::size_t>(r) * block + j % block);
+                          }};
+      iris_variants(all_to_all, split_bytes, block, [&](int blocks, int32_t n, int64_t e) {
+        iris_kernels::all_to_all_f32<>::launch({blocks}, ctx, input, output, n, sync, e, stream);
+      });
+      measure(all_to_all, "nccl", split_bytes, [&] {
+        nccl_check(nccl.GroupStart());
+        for (int q = 0; q < world; ++q) {
+          const std::size_t at = static_cast<std::size_t>(q) * block;
+          nccl_check(nccl.Send(input + at, block, ncclFloat32, q, comm, stream));
+          nccl_check(nccl.Recv(output + at, block, ncclFloat32, q, comm, stream));
         }
-        return true;
-      };
-      measure("all_reduce", "iris one-shot", bytes, 2 * (w - 1) / w, [&] {
-        iris_kernels::all_reduce_one_shot_f32<>::launch({blocks}, ctx, input, output, count, stream);
-      }, verify_reduce);
-      measure("all_reduce", "nccl", bytes, 2 * (w - 1) / w, [&] {
-        nccl_check(nccl.AllReduce(input, output, n, ncclFloat32, ncclSum, comm, stream));
-      }, verify_reduce);
-      // all_gather: n elements from each rank, world * n in every output.
-      auto verify_gather = [&] {
-        auto out = read(W * n);
-        for (int r = 0; r < world; ++r)
-          for (std::size_t i = 0; i < n; ++i)
-            if (out[static_cast<std::size_t>(r) * n + i] != value_of(r, i)) return false;
-        return true;
-      };
-      measure("all_gather", "iris", bytes * W, (w - 1) / w, [&] {
-        iris_kernels::all_gather<>::launch({blocks}, ctx, input, output, count, stream);
-      }, verify_gather);
-      measure("all_gather", "nccl", bytes * W, (w - 1) / w, [&] {
-        nccl_check(nccl.AllGather(input, output, n, ncclFloat32, comm, stream));
-      }, verify_gather);
-      // reduce_scatter: world * n elements in, block `me` of the sum out.
-      auto verify_scatter = [&] {
-        auto out = read(n);
-        for (std::size_t i = 0; i < n; ++i) {
-          double want = 0;
-          for (int r = 0; r < world; ++r) want += value_of(r, static_cast<std::size_t>(me) * n + i);
-          if (std::abs(out[i] - want) > 1e-3) return false;
-        }
-        return true;
-      };
-      measure("reduce_scatter", "iris", bytes * W, (w - 1) / w, [&] {
-        iris_kernels::reduce_scatter_f32<>::launch({blocks}, ctx, input, output, count, stream);
-      }, verify_scatter);
-      measure("reduce_scatter", "nccl", bytes * W, (w - 1) / w, [&] {
-        nccl_check(nccl.ReduceScatter(input, output, n, ncclFloat32, ncclSum, comm, stream));
-      }, verify_scatter);
+        nccl_check(nccl.GroupEnd());
+      });
     }
     check(hipStreamDestroy(stream), "hipStreamDestroy");
   });

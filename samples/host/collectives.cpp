@@ -1,6 +1,7 @@
 // collectives: the kernels of collectives.iris on n elements per rank, each
 // checked against the same collective computed on the host (sums in double):
 //
+//   all_gather                block p of every rank's output = rank p's input
 //   reduce_scatter            rank r's out = sum over ranks of block r of their inputs
 //   all_to_all                block q of rank p's input -> block p of rank q's output
 //   broadcast                 every rank copies root's buffer (validated for every root)
@@ -12,14 +13,17 @@
 // f32 results must be within a relative 1e-6 of the double sum; bf16 results
 // within one bf16 step (1/128 relative) of the double sum rounded to bf16.
 // Outputs are poisoned (NaN) before each validated run, except all_reduce_atomic's,
-// which the kernel adds into: it is zeroed.
+// which the kernel adds into: it is zeroed. The kernels that end with finish()
+// (all_gather, reduce_scatter, all_to_all, all_reduce_one_shot) are validated
+// twice: with a host barrier after the kernel (epoch 0), and synchronised by the
+// kernel alone (epoch > 0, no host barrier before the check).
 //
 // --bench prints the algorithm and bus bandwidth as nccl-tests defines them
 // (doc/PERFORMANCE.md there): algbw = S / t, S the collective's size in bytes
-// (all_reduce, broadcast: one rank's buffer; reduce_scatter, all_to_all: the whole
-// buffer of world * n elements), and busbw = algbw * factor, with factor
-// 2 (w - 1) / w for all_reduce, (w - 1) / w for reduce_scatter and all_to_all,
-// 1 for broadcast.
+// (all_reduce, broadcast: one rank's buffer; all_gather, reduce_scatter,
+// all_to_all: the whole buffer of world * n elements), and busbw = algbw * factor,
+// with factor 2 (w - 1) / w for all_reduce, (w - 1) / w for all_gather,
+// reduce_scatter and all_to_all, 1 for broadcast.
 #include "collectives.iris.hpp"
 #include "sample.hpp"
 
@@ -30,14 +34,16 @@
 
 int main(int argc, char** argv) {
   sample::Spec spec;
-  spec.modes = {{"reduce_scatter", "rank r gets the sum of block r of every rank's input"},
+  spec.modes = {{"all_gather", "block p of every rank's output is rank p's input"},
+                {"reduce_scatter", "rank r gets the sum of block r of every rank's input"},
                 {"all_to_all", "block q of rank p's input becomes block p of rank q's output"},
                 {"broadcast", "every rank copies the root's buffer (every root in turn)"},
                 {"all_reduce_one_shot", "sum of every rank's input, one kernel (f32)"},
                 {"all_reduce_one_shot_bf16", "the same on bf16 data, accumulated in f32"},
                 {"all_reduce_two_shot", "reduce-scatter + all-gather kernels (f32)"},
                 {"all_reduce_atomic", "remote atomic_add into every rank's output (f32)"}};
-  sample::Options opt = sample::parse(argc, argv, "collectives: reduce_scatter, all_to_all, broadcast, all_reduce", spec);
+  sample::Options opt =
+      sample::parse(argc, argv, "collectives: all_gather, reduce_scatter, all_to_all, broadcast, all_reduce", spec);
   std::atomic<std::size_t> errors{0};
   if (opt.bench)
     std::printf("%-26s %12s %8s %12s %14s %14s\n", "collective", "elements", "ranks", "time [ms]", "algbw [GB/s]",
@@ -55,6 +61,9 @@ int main(int argc, char** argv) {
       float* output2 = rank.allocate<float>(n);   // the two-shot output
       iris::bfloat16* input16 = rank.allocate<iris::bfloat16>(n);
       iris::bfloat16* output16 = rank.allocate<iris::bfloat16>(n);
+      int64_t* sync = rank.allocate<int64_t>(2);  // finish()'s count and epoch
+      sample::fill(sync, int64_t{0}, 2);
+      int64_t epoch = 0;  // the last epoch passed to finish(), the same on every rank
 
       // The inputs: element j of rank r is value_of(r, j), in f32 and in bf16.
       std::vector<float> values(all);
@@ -72,14 +81,22 @@ int main(int argc, char** argv) {
       for (const std::string& mode : opt.modes) {
         sample::Checker check{me};
         std::function<void()> run;
+        std::function<void(int64_t)> launch;  // the kernels with finish(): launch(epoch)
         double bytes = static_cast<double>(n) * sizeof(float), factor = 2 * (w - 1) / w;  // all_reduce
         // One validated run: outputs poisoned by `prepare`, inputs and outputs of
         // every rank ready before the kernel, every rank's kernel done before the check.
+        // For the kernels with finish(), a second run relies on the kernel alone for
+        // the last part: no host barrier between it and the check.
         auto validated = [&](const std::function<void()>& prepare, const std::function<void()>& verify) {
           prepare();
           rank.barrier();
           run();
           rank.barrier();
+          verify();
+          if (!launch) return;
+          prepare();
+          rank.barrier();
+          launch(++epoch);
           verify();
         };
         auto check_f32 = [&](const char* what, const float* out, std::size_t count_out,
@@ -91,8 +108,21 @@ int main(int argc, char** argv) {
           }
         };
 
-        if (mode == "reduce_scatter") {
-          run = [&] { iris_kernels::reduce_scatter_f32<>::launch({blocks}, ctx, input, output, count); };
+        if (mode == "all_gather") {
+          launch = [&](int64_t e) { iris_kernels::all_gather_f32<>::launch({blocks}, ctx, input, output, count, sync, e); };
+          run = [&] { launch(0); };
+          if (opt.validate)
+            validated([&] { sample::fill(output, sample::poison<float>(), all); },
+                      [&] {
+                        const std::vector<float> got = sample::read(output, all);
+                        for (std::size_t j = 0; j < all; ++j)
+                          check.expect("output", j, got[j], sample::value_of(static_cast<int>(j / n), j % n));
+                      });
+          bytes = static_cast<double>(all) * sizeof(float);
+          factor = (w - 1) / w;
+        } else if (mode == "reduce_scatter") {
+          launch = [&](int64_t e) { iris_kernels::reduce_scatter_f32<>::launch({blocks}, ctx, input, output, count, sync, e); };
+          run = [&] { launch(0); };
           if (opt.validate)
             validated([&] { sample::fill(output, sample::poison<float>(), n); },
                       [&] {
@@ -105,7 +135,8 @@ int main(int argc, char** argv) {
           bytes = static_cast<double>(all) * sizeof(float);
           factor = (w - 1) / w;
         } else if (mode == "all_to_all") {
-          run = [&] { iris_kernels::all_to_all_f32<>::launch({blocks}, ctx, input, output, count); };
+          launch = [&](int64_t e) { iris_kernels::all_to_all_f32<>::launch({blocks}, ctx, input, output, count, sync, e); };
+          run = [&] { launch(0); };
           if (opt.validate)
             validated([&] { sample::fill(output, sample::poison<float>(), all); },
                       [&] {
@@ -141,7 +172,10 @@ int main(int argc, char** argv) {
           }
           factor = 1;
         } else if (mode == "all_reduce_one_shot") {
-          run = [&] { iris_kernels::all_reduce_one_shot_f32<>::launch({blocks}, ctx, input, output, count); };
+          launch = [&](int64_t e) {
+            iris_kernels::all_reduce_one_shot_f32<>::launch({blocks}, ctx, input, output, count, sync, e);
+          };
+          run = [&] { launch(0); };
           if (opt.validate)
             validated([&] { sample::fill(output, sample::poison<float>(), n); },
                       [&] { check_f32("output", output, n, sum_of); });
@@ -193,6 +227,7 @@ int main(int argc, char** argv) {
                         bytes / t / 1e9 * factor);
         }
       }
+      rank.free(sync);
       rank.free(output16);
       rank.free(input16);
       rank.free(output2);
