@@ -22,18 +22,9 @@ sizes=${SIZES:-1,1000,4097,65536}
 limit=${TIMEOUT:-120}
 mpirun=${MPIRUN:-mpirun}
 read -r -a mpirun_flags <<< "${MPIRUN_FLAGS:---allow-run-as-root --oversubscribe --bind-to none}"
-# One check per entry: a sample (samples/README.md), or sample.variant for a
-# second command line of the same program, as in samples/CMakeLists.txt.
-samples=(all_gather all_reduce atomic_counter message_passing message_passing.stress
-         point_to_point atomics collectives barrier copy)
+source scripts/samples.sh
 # The arguments of a check after --ranks.
-args_of() {
-  case $1 in
-    barrier) echo "--rounds 200 --validate" ;;
-    message_passing.stress) echo "--size $sizes --stress 200 --validate" ;;
-    *) echo "--size $sizes --validate" ;;
-  esac
-}
+args_of() { echo "$(sample_args "$1" "$sizes" "$sizes" "$sizes" 200 200) --validate"; }
 logs=$build/gpu-check
 mkdir -p "$logs"
 
