@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 7 (and the GPU tables of issue 5) on a machine with N >= 2 GPUs, from a
 # build tree made with nvcc (docs/gpu.md). Writes everything into OUT:
-#   topology.txt          nvidia-smi -L and nvidia-smi topo -m
+#   topology.txt          the GPUs, driver, nvidia-smi topo -m, torch/NCCL/NVSHMEM versions
 #   check-<n>gpu.txt      gpu-check.sh with n ranks, each on its own GPU, in both
 #                         start-up modes (threads with peer access; mpirun, CUDA IPC)
 #   nccl-<n>gpu.txt/.png  bench/nccl_bench: the .iris collectives against NCCL
@@ -28,7 +28,8 @@ package_dir() { python3 -c "import nvidia.$1, os; print(list(nvidia.$1.__path__)
 nccl_dir=$(package_dir nccl)
 [ -n "$nccl_dir" ] && export LD_LIBRARY_PATH="$nccl_dir/lib:${LD_LIBRARY_PATH:-}"
 gpus=$(nvidia-smi -L | wc -l)
-{ date -u; nvidia-smi -L; nvidia-smi topo -m; } > "$out/topology.txt" 2>&1
+{ date -u; nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv; nvidia-smi topo -m
+  python3 -m pip list 2>/dev/null | grep -i -E "^(torch|nvidia-nccl|nvidia-nvshmem)"; } > "$out/topology.txt" 2>&1
 counts=""
 for ((n = 2; n <= gpus; n *= 2)); do counts="$counts $n"; done
 status=0
