@@ -14,7 +14,7 @@
 # MPIRUN_FLAGS (default --allow-run-as-root --oversubscribe --bind-to none),
 # NO_MPI=1 to skip the MPI rows. Logs go to $BUILD_DIR/gpu-check/.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 
 build=${BUILD_DIR:-build}
 ranks_list=${RANKS:-1 2 4}

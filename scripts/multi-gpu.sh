@@ -16,7 +16,7 @@
 # MAX_BYTES (largest size of nccl_bench and p2p_bench, default 1 GiB),
 # BUILD_DIR (default build). NCCL and NVSHMEM come from the machine's PyTorch install.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 out=${1:-build/multi-gpu}
 build=${BUILD_DIR:-build}
 parts=${PARTS:-check nccl p2p samples}
@@ -61,7 +61,8 @@ if want p2p && [ -n "$nvshmem_dir" ] && command -v nvcc >/dev/null; then
 fi
 
 for n in $counts; do
-  export CUDA_VISIBLE_DEVICES=$(first_gpus "$n")
+  CUDA_VISIBLE_DEVICES=$(first_gpus "$n")
+  export CUDA_VISIBLE_DEVICES
   if want check; then
     echo "== validation, $n ranks on $n GPUs ($CUDA_VISIBLE_DEVICES), threads and mpirun"
     RANKS=$n bash scripts/gpu-check.sh > "$out/check-${n}gpu.txt" 2>&1 || status=1

@@ -1,7 +1,9 @@
+# shellcheck shell=bash
 # The runs of every sample that scripts/gpu-check.sh and scripts/bench-samples.sh
 # make (sourced by both). An entry is a sample (samples/README.md), or
 # sample.variant for a second command line of the same program, as in
 # samples/CMakeLists.txt.
+# shellcheck disable=SC2034 # used by the scripts that source this file
 samples=(all_gather all_reduce atomic_counter message_passing message_passing.stress
          point_to_point atomics collectives barrier copy)
 
