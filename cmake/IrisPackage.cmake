@@ -1,0 +1,107 @@
+# The CMake package `Iris`: the names users see and what `cmake --install` puts
+# in place. Included by the top-level CMakeLists.txt after compiler/ and runtime/.
+#
+# A user's project gets the same targets and the same iris_add_kernels
+# (cmake/IrisKernels.cmake) in each of the three ways Iris can be used:
+#
+#   Iris::irisc            the compiler; Iris::irisc-<tool> its helper programs
+#                          (irisc runs them from its own folder)
+#   Iris::runtime          the CPU runtime (iris_runtime_cpu)
+#   Iris::gpu_headers      what GPU code including <iris/kernel.hpp> needs  } built when
+#   Iris::runtime_gpu      the GPU runtime (iris_runtime_gpu)               } nvcc and the
+#   Iris::runtime_gpu_mpi  run_mpi (iris_runtime_gpu_mpi)                   } HIP headers are found
+#                          (and MPI; installed: the component `mpi`, as it needs MPI)
+#
+# build tree      ALIAS targets with those names.
+# subproject      (add_subdirectory) the same, plus a package redirect: the
+#                 user's find_package(Iris CONFIG) finds this build, so one
+#                 CMakeLists.txt works both ways.
+# installed       cmake --install <build> --prefix <prefix> writes
+#                   bin/                      irisc and its helpers
+#                   lib/                      the runtime libraries
+#                   include/iris/             the runtime headers, and hip_include/hip,
+#                                             the link to the HIP headers (GPU target)
+#                   lib/cmake/Iris/           IrisConfig.cmake (+Version), IrisTargets.cmake
+#                                             and IrisMpiTargets.cmake (imported targets),
+#                                             IrisKernels.cmake
+include(CMakePackageConfigHelpers)
+include(${CMAKE_CURRENT_LIST_DIR}/IrisKernels.cmake)
+
+set(IRIS_PACKAGE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/Iris)
+
+# The executables of compiler/ (and its subfolders) named irisc or irisc-<tool>:
+# irisc and the helper programs it starts, which install next to it.
+function(iris_compiler_tools dir out)
+  get_property(targets DIRECTORY ${dir} PROPERTY BUILDSYSTEM_TARGETS)
+  get_property(subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
+  set(tools)
+  foreach(target ${targets})
+    get_target_property(type ${target} TYPE)
+    if(type STREQUAL "EXECUTABLE" AND target MATCHES "^irisc(-.+)?$")
+      list(APPEND tools ${target})
+    endif()
+  endforeach()
+  foreach(subdir ${subdirs})
+    iris_compiler_tools(${subdir} more)
+    list(APPEND tools ${more})
+  endforeach()
+  set(${out} ${tools} PARENT_SCOPE)
+endfunction()
+iris_compiler_tools(${PROJECT_SOURCE_DIR}/compiler iris_tools)
+# iris_add_kernels makes generated files depend on these targets in a build tree.
+set_property(GLOBAL PROPERTY IRIS_COMPILER_TOOLS ${iris_tools})
+
+# Project target -> name in the package (Iris::<name>).
+set(iris_libraries
+  iris_runtime_cpu runtime
+  iris_gpu_headers gpu_headers
+  iris_runtime_gpu runtime_gpu)
+foreach(tool ${iris_tools})
+  add_executable(Iris::${tool} ALIAS ${tool})
+endforeach()
+# Exports the existing ones of `targets` (pairs: target, name) in `export`.
+function(iris_export export targets)
+  set(exported)
+  while(targets)
+    list(POP_FRONT targets target name)
+    if(TARGET ${target})
+      set_target_properties(${target} PROPERTIES EXPORT_NAME ${name})
+      add_library(Iris::${name} ALIAS ${target})
+      list(APPEND exported ${target})
+    endif()
+  endwhile()
+  install(TARGETS ${exported} ${ARGN} EXPORT ${export}
+          RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+          ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(EXPORT ${export} NAMESPACE Iris:: DESTINATION ${IRIS_PACKAGE_DIR})
+endfunction()
+iris_export(IrisTargets "${iris_libraries}" ${iris_tools})
+# Apart, as only the component `mpi` looks for MPI (which needs the C language).
+if(TARGET iris_runtime_gpu_mpi)
+  iris_export(IrisMpiTargets "iris_runtime_gpu_mpi;runtime_gpu_mpi")
+endif()
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/runtime/include/iris DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+if(TARGET iris_gpu_headers)
+  # The `hip` link itself (an absolute link to the HIP headers Iris was built with).
+  install(DIRECTORY ${IRIS_HIP_LINK_DIR}/ DESTINATION ${IRIS_HIP_LINK_INSTALL_DIR})
+endif()
+
+configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/IrisConfig.cmake.in
+                              ${PROJECT_BINARY_DIR}/package/IrisConfig.cmake
+                              INSTALL_DESTINATION ${IRIS_PACKAGE_DIR})
+# 0.x: a minor version may change the language, so only the same minor version matches.
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/package/IrisConfigVersion.cmake
+                                 COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/package/IrisConfig.cmake
+              ${PROJECT_BINARY_DIR}/package/IrisConfigVersion.cmake
+              ${CMAKE_CURRENT_LIST_DIR}/IrisKernels.cmake
+        DESTINATION ${IRIS_PACKAGE_DIR})
+
+if(NOT PROJECT_IS_TOP_LEVEL)
+  # Everything is defined already; the redirect only tells find_package so.
+  file(WRITE ${CMAKE_FIND_PACKAGE_REDIRECTS_DIR}/IrisConfig.cmake
+       "# Written by Iris (cmake/IrisPackage.cmake): Iris is a subproject of this build, its\n"
+       "# targets and iris_add_kernels are defined by add_subdirectory.\n")
+  configure_file(${PROJECT_BINARY_DIR}/package/IrisConfigVersion.cmake
+                 ${CMAKE_FIND_PACKAGE_REDIRECTS_DIR}/IrisConfigVersion.cmake COPYONLY)
+endif()
