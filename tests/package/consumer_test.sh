@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# The consumer project of docs/build-integration.md (tests/consumer) built
+# against this build of Iris the ways a user builds it. Every step starts from
+# an empty folder under <work>; the project's own program checks its results
+# against values computed on the host.
+#
+#   consumer_test.sh install    <iris-build> <work>   cmake --install into <work>/prefix
+#   consumer_test.sh installed  <iris-build> <work> <name> run|compile [cmake args...]
+#                                  configure and build against <work>/prefix into
+#                                  <work>/<name>; run: run it with 1, 2 and 4 ranks
+#   consumer_test.sh subproject <iris-build> <work>   the same, Iris added with add_subdirectory
+#   consumer_test.sh rebuild    <iris-build> <work>   after a build, touch one file at a time
+#                                  and check which build steps ninja would run
+set -euo pipefail
+mode=$1 iris_build=$2 work=$3
+shift 3
+iris_source=$(cd "$(dirname "$0")/../.." && pwd)
+consumer=$iris_source/tests/consumer
+
+fail() { echo "FAILED: $*" >&2; exit 1; }
+
+fresh() { rm -rf "$1" && mkdir -p "$1"; }
+
+# build <source> <build> [cmake args...]
+build() {
+  local source=$1 dir=$2
+  shift 2
+  cmake -S "$source" -B "$dir" -G Ninja "$@" >"$dir.configure.log" 2>&1 ||
+    { cat "$dir.configure.log"; fail "configure $source"; }
+  cmake --build "$dir" || fail "build $source"
+}
+
+run() {
+  local program=$1
+  for ranks in 1 2 4; do
+    output=$("$program" "$ranks") || fail "$program $ranks: $output"
+    echo "$output"
+    [[ $output == "consumer: $ranks ranks, every element checked: ok" ]] || fail "unexpected output"
+  done
+}
+
+# expect <file to touch> <steps that must run> <steps that must not> (regexes of
+# ninja's step descriptions, separated by '|'), then builds again.
+expect() {
+  local touched=$1 must=$2 must_not=$3 plan
+  touch "$touched"
+  plan=$(ninja -C "$work/rebuild/build" -n -d explain 2>&1)
+  echo "--- after touching $(basename "$touched"):"
+  echo "$plan"
+  IFS='|' read -ra wanted <<<"$must"
+  for step in "${wanted[@]}"; do
+    grep -Eq "^\[[0-9]+/[0-9]+\] $step" <<<"$plan" || fail "'$step' does not run after touching $touched"
+  done
+  IFS='|' read -ra unwanted <<<"$must_not"
+  for step in "${unwanted[@]}"; do
+    ! grep -Eq "^\[[0-9]+/[0-9]+\] $step" <<<"$plan" || fail "'$step' runs after touching $touched"
+  done
+  cmake --build "$work/rebuild/build" >/dev/null
+}
+
+case $mode in
+  install)
+    fresh "$work/prefix"
+    cmake --install "$iris_build" --prefix "$work/prefix"
+    ;;
+  installed)
+    name=$1 action=$2
+    shift 2
+    fresh "$work/$name"
+    build "$consumer" "$work/$name" -DCMAKE_PREFIX_PATH="$work/prefix" "$@"
+    if [[ $action == run ]]; then run "$work/$name/consumer"; fi
+    ;;
+  subproject)
+    fresh "$work/subproject/source"
+    cat >"$work/subproject/source/CMakeLists.txt" <<CMAKE
+cmake_minimum_required(VERSION 3.25)
+project(superproject LANGUAGES CXX)
+add_subdirectory($iris_source iris EXCLUDE_FROM_ALL)
+add_subdirectory($consumer consumer)
+CMAKE
+    build "$work/subproject/source" "$work/subproject/build" -DIRIS_GPU=OFF
+    run "$work/subproject/build/consumer/consumer"
+    ;;
+  rebuild)
+    # A copy of the project, as the test touches its files.
+    fresh "$work/rebuild"
+    cp -R "$consumer" "$work/rebuild/source"
+    build "$work/rebuild/source" "$work/rebuild/build" -DCMAKE_PREFIX_PATH="$work/prefix"
+    [[ $(ninja -C "$work/rebuild/build" -n) == *"no work to do"* ]] || fail "a second build is not empty"
+    kernel='irisc scale\.iris' other='irisc ring\.iris'
+    main='Building CXX object CMakeFiles/consumer\.dir/main\.cpp\.o'
+    expect "$work/rebuild/source/helpers.hip" "$kernel|$main" "$other"
+    expect "$work/rebuild/source/ring.iris" "$other|$main" "$kernel"
+    expect "$work/rebuild/source/main.cpp" "$main" "irisc "
+    ;;
+  *) fail "unknown mode $mode" ;;
+esac
