@@ -17,7 +17,7 @@ enum class BuiltinId : uint8_t {
 enum class ParamKind : uint8_t { Value, Type, Sem, Scope, Cmp, SignalOp };
 
 // The enumerators that a Sem, Scope, Cmp or SignalOp argument may name, in the
-// order that Expr::enum_args indexes.
+// order that Call::enum_args indexes.
 std::span<const std::string_view> enumerators(ParamKind kind);
 // "memory order", "scope", ...
 std::string_view enum_kind_name(ParamKind kind);
