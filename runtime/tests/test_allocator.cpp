@@ -16,15 +16,6 @@ using iris::detail::HeapAllocator;
 namespace {
 constexpr std::size_t KiB = 1024;
 constexpr std::size_t MiB = 1024 * KiB;
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const iris::Error& e) {
-    return e.what();
-  }
-  return "<no iris::Error>";
-}
 }  // namespace
 
 TEST_CASE("allocator: first fit with 256-byte granularity and alignment") {

@@ -25,15 +25,6 @@ using iris::Sem;
 
 namespace {
 constexpr std::size_t kHeap = 1 << 20;
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const iris::Error& e) {
-    return e.what();
-  }
-  return "<no iris::Error>";
-}
 }  // namespace
 
 TEST_CASE("errors: an exception in one rank releases the others wherever they block") {

@@ -1,7 +1,10 @@
 // Iris runtime tests: small shared helpers.
 #pragma once
 
+#include <functional>
 #include <string>
+
+#include "iris/host.hpp"
 
 // Whether this test program runs under ThreadSanitizer (GCC and Clang spell it differently).
 #if defined(__SANITIZE_THREAD__)
@@ -16,3 +19,13 @@
 #endif
 
 inline bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// The message of the iris::Error that f throws, or a text no test expects.
+inline std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const iris::Error& e) {
+    return e.what();
+  }
+  return "<no iris::Error>";
+}
