@@ -10,7 +10,7 @@ bash scripts/build.sh
 sample=${1:-all_gather}
 echo "== irisc samples/$sample.iris"
 ./build/compiler/irisc "samples/$sample.iris"
-echo "== generated C++: build/samples/iris_generated/$sample.iris.hpp"
+echo "== generated C++: build/samples/iris_generated/sample_$sample/$sample.iris.hpp"
 exe="./build/samples/sample_$sample"
 target="the CPU emulation"
 if [ -x "${exe}_gpu" ] && command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
