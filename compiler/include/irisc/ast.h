@@ -14,9 +14,9 @@
 #include <llvm/Support/Allocator.h>
 #include <llvm/Support/SMLoc.h>
 #include <llvm/Support/SourceMgr.h>
-#include <llvm/Support/StringSaver.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <span>
@@ -214,7 +214,15 @@ class Module {
   }
 
   // Keeps a string as long as the module (the checker's symbolic constants).
-  std::string_view save(std::string_view text) { return strings_.save(llvm::StringRef(text)); }
+  // Copied here rather than through llvm::StringSaver: its save() is compiled
+  // into the prebuilt LLVMSupport, whose allocator code does not unpoison
+  // memory that this (possibly ASan-built) header's allocator code poisoned.
+  std::string_view save(std::string_view text) {
+    char* bytes = string_bytes_.Allocate<char>(text.size() + 1);
+    std::copy(text.begin(), text.end(), bytes);
+    bytes[text.size()] = '\0';
+    return {bytes, text.size()};
+  }
 
   std::vector<Item> items;
 
@@ -231,7 +239,6 @@ class Module {
   llvm::SpecificBumpPtrAllocator<ConstDecl> consts_;
   llvm::SpecificBumpPtrAllocator<ImportDecl> imports_;
   llvm::BumpPtrAllocator string_bytes_;
-  llvm::StringSaver strings_{string_bytes_};
 };
 
 template <> inline llvm::SpecificBumpPtrAllocator<Expr>& Module::allocator() { return exprs_; }
