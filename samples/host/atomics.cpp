@@ -114,14 +114,5 @@ int main(int argc, char** argv) {
       }
     }
   });
-  if (errors) {
-    std::fprintf(stderr, "atomics: FAILED with %zu wrong values\n", errors.load());
-    return 1;
-  }
-  if (opt.validate && leader) {
-    std::printf("atomics: %d ranks, sizes validated:", opt.ranks);
-    for (const std::string& mode : opt.modes) std::printf(" %s", mode.c_str());
-    std::printf("\n");
-  }
-  return 0;
+  return sample::report_modes("atomics", opt, leader, errors.load(), "values");
 }

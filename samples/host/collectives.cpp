@@ -235,14 +235,5 @@ int main(int argc, char** argv) {
       rank.free(input);
     }
   });
-  if (errors) {
-    std::fprintf(stderr, "collectives: FAILED with %zu wrong elements\n", errors.load());
-    return 1;
-  }
-  if (opt.validate && leader) {
-    std::printf("collectives: %d ranks, sizes validated:", opt.ranks);
-    for (const std::string& mode : opt.modes) std::printf(" %s", mode.c_str());
-    std::printf("\n");
-  }
-  return 0;
+  return sample::report_modes("collectives", opt, leader, errors.load());
 }

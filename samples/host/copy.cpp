@@ -65,14 +65,5 @@ int main(int argc, char** argv) {
       rank.free(src);
     }
   });
-  if (errors) {
-    std::fprintf(stderr, "copy: FAILED with %zu wrong elements\n", errors.load());
-    return 1;
-  }
-  if (opt.validate && leader) {
-    std::printf("copy: %d ranks, sizes validated:", opt.ranks);
-    for (const std::string& mode : opt.modes) std::printf(" %s", mode.c_str());
-    std::printf("\n");
-  }
-  return 0;
+  return sample::report_modes("copy", opt, leader, errors.load());
 }

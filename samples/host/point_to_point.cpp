@@ -91,14 +91,5 @@ int main(int argc, char** argv) {
       rank.free(src);
     }
   });
-  if (errors) {
-    std::fprintf(stderr, "point_to_point: FAILED with %zu wrong elements\n", errors.load());
-    return 1;
-  }
-  if (opt.validate && leader) {
-    std::printf("point_to_point: %d ranks, sizes validated:", opt.ranks);
-    for (const std::string& mode : opt.modes) std::printf(" %s", mode.c_str());
-    std::printf("\n");
-  }
-  return 0;
+  return sample::report_modes("point_to_point", opt, leader, errors.load());
 }

@@ -253,6 +253,22 @@ inline bool run(Options& opt, std::atomic<std::size_t>& errors, const std::funct
 
 // A value that depends on rank and index only, computed the same way by the
 // validation: never zero, so unwritten outputs show.
+// The exit status of a sample with modes: a failure line when results were
+// wrong, else (on the leader, with --validate) the modes that were validated.
+inline int report_modes(const char* sample, const Options& opt, bool leader, std::size_t errors,
+                        const char* what = "elements") {
+  if (errors) {
+    std::fprintf(stderr, "%s: FAILED with %zu wrong %s\n", sample, errors, what);
+    return 1;
+  }
+  if (opt.validate && leader) {
+    std::printf("%s: %d ranks, sizes validated:", sample, opt.ranks);
+    for (const std::string& mode : opt.modes) std::printf(" %s", mode.c_str());
+    std::printf("\n");
+  }
+  return 0;
+}
+
 inline float value_of(int rank, std::size_t i) {
   return static_cast<float>((rank + 1) * 1000003u % 997u) + static_cast<float>(i % 1013u) * 0.5f + 1.0f;
 }
