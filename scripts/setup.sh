@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs, with apt-get, every Debian 12 package the project needs that is
 # not installed yet. Safe to run again: it does nothing when all are present.
+# The test setup.packages (scripts/check-packages.sh) fails when the build or
+# the tests run a program of a package that this list does not install.
 set -euo pipefail
 
 packages=(
@@ -10,8 +12,9 @@ packages=(
   llvm-19-dev libclang-19-dev libclang-cpp19-dev clang-19 lld-19 libclang-rt-19-dev
   # clang-offload-bundler, which clang-19 runs to make the fat objects of the AMD compile.
   clang-tools-19
-  # What LLVM 19's CMake package links against.
-  libzstd-dev zlib1g-dev libz3-dev libxml2-dev libffi-dev
+  # What LLVM 19's CMake package links against, and the programs its find
+  # modules record (pkg-config, xmllint), so that every machine configures alike.
+  libzstd-dev zlib1g-dev libz3-dev libxml2-dev libffi-dev pkgconf libxml2-utils
   libfmt-dev doctest-dev
   # HIP headers (AMD and the NVIDIA platform) and OpenMPI for the runtime; ROCm's
   # device libraries (bitcode) for compiling the emitted kernels for AMD (tests/amd).
