@@ -93,7 +93,7 @@ done <"$work/driver_runs"
 : >"$work/owned"
 sort -u "$work/programs" | while read -r program; do
   path=$(command -v "$program" 2>/dev/null || true)
-  [ -n "$path" ] && [ -f "$path" ] || continue
+  if [ -z "$path" ] || [ ! -f "$path" ]; then continue; fi
   real=$(readlink -f "$path")
   # Debian 12 merged /bin into /usr/bin, but dpkg still names some files by
   # their old path.
