@@ -32,6 +32,19 @@ TEST_CASE("allocator: first fit with 256-byte granularity and alignment") {
   CHECK(a.free_total() == 1 * MiB - 2304);
 }
 
+TEST_CASE("allocator: every power-of-two alignment, after blocks of odd sizes and frees") {
+  HeapAllocator a(16 * MiB);
+  std::vector<std::size_t> blocks;
+  for (std::size_t align = 1; align <= 1 * MiB; align *= 2) {
+    CAPTURE(align);
+    blocks.push_back(a.allocate(align * 3 + 77, 256));  // leaves the next free offset unaligned for larger sizes
+    const std::size_t offset = a.allocate(100, align);
+    CHECK(offset % align == 0);
+    CHECK(offset % 256 == 0);
+    if (blocks.size() % 2 == 0) a.free(blocks[blocks.size() - 2]);  // a gap, reused by a later first fit
+  }
+}
+
 TEST_CASE("allocator: freed blocks are reused, first fit picks the lowest") {
   HeapAllocator a(64 * KiB);
   const std::size_t x = a.allocate(1000, 256);  // [0, 1024)
