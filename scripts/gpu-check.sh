@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Checks the GPU build on a machine with an NVIDIA GPU: the runtime smoke test, then
+# Checks the GPU build on a machine with an NVIDIA GPU: the runtime smoke test, the
+# tile library's unit tests (tests/tile, the same source as ctest's tile.unit), then
 # every GPU sample with --validate for 1, 2 and 4 ranks, as threads of one process
 # (sample_<name>_gpu, run_threads) and as one process per rank under mpirun
 # (sample_<name>_gpu_mpi, run_mpi). Prints a pass/fail table and exits non-zero if
@@ -73,6 +74,7 @@ run smoke threads 2 "$build/tests/gpu/iris_gpu_smoke" --ranks 2
 run smoke threads 4 "$build/tests/gpu/iris_gpu_smoke" --ranks 4
 run checked_failure threads 2 "$build/tests/gpu/iris_gpu_smoke" --checked-failure
 run abort threads 2 "$build/tests/gpu/iris_gpu_smoke" --abort
+run tile_library threads 1 "$build/tests/tile/tile_unit_tests_gpu"
 for name in "${samples[@]}"; do
   read -r -a args <<< "$(args_of "$name")"
   for ranks in $ranks_list; do
