@@ -250,6 +250,7 @@ Type Checker::check_builtin(Expr* call) {
                      call->name, element.str());
         return Type::error();
       }
+      if (a[1]->kind != ExprKind::TypeValue && !check_literal_fits(a[1], materialize(element))) return Type::error();
       return shape ? materialize(element).with_shape(shape) : Type::error();
     }
     case BuiltinId::Where: {

@@ -310,7 +310,23 @@ class Emitter {
     return fmt::format("{}({})", scalar_cpp(s), e->int_value);
   }
 
+  // The scalar type a wholly literal expression takes: its context's, where
+  // that is arithmetic (`let big: i64 = 1 << 40` computes in 64 bits).
+  static const Type* literal_context(const Expr* e, const Type* hint) {
+    if (!e->type.literal || !e->type.is_arithmetic() || !hint || !hint->is_scalar_kind() ||
+        !hint->is_arithmetic())
+      return nullptr;
+    return hint;
+  }
+
   std::string expr(const Expr* e, const Type* hint = nullptr) {
+    // An integer expression of literals was folded by the checker, which
+    // also checked that the value fits the context.
+    if ((e->kind == ExprKind::Binary || e->kind == ExprKind::Unary) && e->type.literal && e->type.is_integer() &&
+        e->constant && !e->constant->symbolic && e->constant->value) {
+      const Type* context = literal_context(e, hint);
+      return fmt::format("{}({})", scalar_cpp(context ? context->scalar : e->type.scalar), *e->constant->value);
+    }
     switch (e->kind) {
       case ExprKind::IntLiteral:
       case ExprKind::FloatLiteral:
@@ -321,17 +337,17 @@ class Emitter {
           return e->constant->text();
         return name_of(e->binding);
       case ExprKind::Unary: {
-        std::string operand = expr(e->operands[0]);
+        std::string operand = expr(e->operands[0], literal_context(e, hint));
         std::string_view function = e->op == TokenKind::Minus ? "neg" : op_function(e->op);
         std::string call = fmt::format("iris::{}({})", function, operand);
         return e->op == TokenKind::Bang ? call : cast_to(e->type, call);
       }
-      case ExprKind::Binary: return binary(e);
+      case ExprKind::Binary: return binary(e, hint);
       case ExprKind::Cast:
         return fmt::format("iris::as<{}>({})", element_cpp(e->type), expr(e->operands[0]));
       case ExprKind::Translate: return translate(e);
       case ExprKind::Call:
-        if (e->call->builtin) return builtin(e);
+        if (e->call->builtin) return builtin(e, hint);
         return e->call->callee->imported_from ? imported_call(e) : device_call(e);
       case ExprKind::TypeValue: return type_cpp(e->type_syntax->resolved);
     }
@@ -369,13 +385,18 @@ class Emitter {
     return fmt::format("iris::as<{}>({})", element_cpp(result), call);
   }
 
-  std::string binary(const Expr* e) {
+  std::string binary(const Expr* e, const Type* outer) {
     const Expr* a = e->operands[0];
     const Expr* b = e->operands[1];
     const Type* hint = literal_hint(a, b);
+    Type result = e->type;
+    if (const Type* context = literal_context(e, outer); context && !hint) {
+      hint = context;  // wholly literal (floats: the checker folds integers only)
+      result = context->element();
+    }
     Type lt = a->type.literal && hint ? hint->element() : a->type;
     Type rt = b->type.literal && hint ? hint->element() : b->type;
-    return combine(e->op, expr(a, hint), lt, expr(b, hint), rt, e->type);
+    return combine(e->op, expr(a, hint), lt, expr(b, hint), rt, result);
   }
 
   static bool is_own_rank(const Expr* rank) {
@@ -448,7 +469,7 @@ class Emitter {
     return arg ? expr(arg, hint) : std::string(absent);
   }
 
-  std::string builtin(const Expr* e) {
+  std::string builtin(const Expr* e, const Type* hint) {
     const auto& a = e->call->resolved_args;
     Type access = e->call->resolved_args.empty() || !a[0] ? Type::error() : a[0]->type.element();
     access.kind = Type::Kind::Scalar;  // the pointee, as a hint for literal values
@@ -463,8 +484,9 @@ class Emitter {
       case BuiltinId::Full:
         return fmt::format("iris::full<{}, {}>({})", element_cpp(e->type), e->type.shape->text(),
                            expr(a[1], &e->type));
-      case BuiltinId::Where: {
-        Type element = e->type.element();
+      case BuiltinId::Where: {  // literal branches take the context's type
+        const Type* context = literal_context(e, hint);
+        Type element = (context ? *context : e->type).element();
         return cast_to(e->type, fmt::format("iris::where({}, {}, {})", expr(a[0]), expr(a[1], &element),
                                             expr(a[2], &element)));
       }
