@@ -10,8 +10,9 @@ packages=(
   # LLVM 19: Support (SourceMgr, command line) for irisc; Clang LibTooling
   # (libclang-cpp, Clang's CMake package) for irisc-import-hip, which reads imports; clang-19 with libFuzzer and sanitizers for the fuzz target; lld for AMD.
   llvm-19-dev libclang-19-dev libclang-cpp19-dev clang-19 lld-19 libclang-rt-19-dev
-  # clang-offload-bundler, which clang-19 runs to make the fat objects of the AMD compile.
-  clang-tools-19
+  # clang-offload-bundler, which clang-19 runs to make the fat objects of the AMD compile;
+  # FileCheck for the generated-code tests (tests/codegen).
+  clang-tools-19 llvm-19-tools
   # What LLVM 19's CMake package links against, and the programs its find
   # modules record (pkg-config, xmllint), so that every machine configures alike.
   libzstd-dev zlib1g-dev libz3-dev libxml2-dev libffi-dev pkgconf libxml2-utils
