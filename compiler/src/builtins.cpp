@@ -8,9 +8,19 @@
 namespace irisc {
 namespace {
 
-constexpr std::string_view kSems[] = {"relaxed", "acquire", "release", "acq_rel"};
-constexpr std::string_view kScopes[] = {"block", "gpu", "sys"};
-constexpr std::string_view kCmps[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+// The names .iris code writes are the runtime's enumerators.
+constexpr std::string_view kSems[] = {
+#define IRIS_SEM(name) #name,
+#include "iris/memory_model.def"
+};
+constexpr std::string_view kScopes[] = {
+#define IRIS_SCOPE(name) #name,
+#include "iris/memory_model.def"
+};
+constexpr std::string_view kCmps[] = {
+#define IRIS_CMP(name) #name,
+#include "iris/memory_model.def"
+};
 constexpr std::string_view kSignalOps[] = {"set", "add"};
 
 std::string_view trim(std::string_view s) {

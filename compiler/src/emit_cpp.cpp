@@ -519,14 +519,14 @@ class Emitter {
       case BuiltinId::Fence:  // checked builds tell the race detector what it orders
         return fmt::format("iris::memory_fence<{}>({})", order(e), options_.checked ? location(e) : "");
       case BuiltinId::Barrier: return "iris::device_barrier(iris_program)";
-      default: {  // the read-modify-write atomics
-        std::string_view op = e->call->builtin->name.substr(std::string_view("atomic_").size());
-        std::string op_enum = op == "and" || op == "or" || op == "xor" ? std::string(op) + "_" : std::string(op);
-        return fmt::format("iris::atomic_rmw<iris::AtomicOp::{}, {}>({}, {}, {}, {})", op_enum,
-                           order(e), expr(a[0]), expr(a[1], &access),
-                           optional_arg(e, 2, "iris::NoMask{}", nullptr), site(e));
-      }
+#define ATOMIC_RMW(Name, Spelling, Params, Op)                                                       \
+  case BuiltinId::Name:                                                                              \
+    return fmt::format("iris::atomic_rmw<iris::AtomicOp::" #Op ", {}>({}, {}, {}, {})", order(e), \
+                       expr(a[0]), expr(a[1], &access), optional_arg(e, 2, "iris::NoMask{}", nullptr), site(e));
+#include "irisc/builtins.def"
+      default: break;  // none: every built-in has a case above
     }
+    return "";
   }
 
   // C++ forbids what .iris allows: `let m = m * 2` reading an outer m, or a

@@ -23,34 +23,17 @@
 #include <type_traits>
 
 #include "iris/checked.hpp"
+#include "iris/device_core.hpp"
 #include "iris/host.hpp"
 
 namespace iris {
-
-enum class Sem { relaxed, acquire, release, acq_rel };
-enum class Scope { block, gpu, sys };
-enum class Cmp { eq, ne, lt, le, gt, ge };
-
-// ------------------------------------------------------------------ translation
-
-// The address of *p on rank `to_rank`: heap_bases[to] + (p - heap_bases[me]).
-// Integer arithmetic, so that it is defined for any T (void included) and any p;
-// translate_checked below is the variant that validates its arguments.
-template <class T>
-T* translate(T* p, int to_rank, const DeviceContext& ctx) {
-  const std::uintptr_t off = reinterpret_cast<std::uintptr_t>(p) -
-                             reinterpret_cast<std::uintptr_t>(ctx.heap_bases[ctx.rank]);
-  return reinterpret_cast<T*>(reinterpret_cast<std::uintptr_t>(ctx.heap_bases[to_rank]) + off);
-}
 
 // ------------------------------------------------------------------ internals
 
 namespace detail {
 
-// Sem -> std::memory_order. A read-modify-write takes the order as is. A load cannot
-// release and a store cannot acquire: acq_rel is narrowed to the half that applies,
-// and the meaningless one is refused at compile time by the callers.
-constexpr std::memory_order rmw_order(Sem s) {
+// Sem -> std::memory_order (what each access takes of it: device_core.hpp).
+constexpr std::memory_order std_order(Sem s) {
   switch (s) {
     case Sem::relaxed: return std::memory_order_relaxed;
     case Sem::acquire: return std::memory_order_acquire;
@@ -59,27 +42,10 @@ constexpr std::memory_order rmw_order(Sem s) {
   }
   return std::memory_order_seq_cst;
 }
-constexpr std::memory_order load_order(Sem s) {
-  return s == Sem::relaxed ? std::memory_order_relaxed : std::memory_order_acquire;
-}
-constexpr std::memory_order store_order(Sem s) {
-  return s == Sem::relaxed ? std::memory_order_relaxed : std::memory_order_release;
-}
-// Order of a failed compare-exchange (a pure load): never release.
-constexpr std::memory_order failure_order(Sem s) { return load_order(s == Sem::release ? Sem::relaxed : s); }
-
-template <class T>
-constexpr bool compare(T a, Cmp op, T b) {
-  switch (op) {
-    case Cmp::eq: return a == b;
-    case Cmp::ne: return a != b;
-    case Cmp::lt: return a < b;
-    case Cmp::le: return a <= b;
-    case Cmp::gt: return a > b;
-    case Cmp::ge: return a >= b;
-  }
-  return false;
-}
+constexpr std::memory_order rmw_order(Sem s) { return std_order(s); }
+constexpr std::memory_order load_order(Sem s) { return std_order(load_half(s)); }
+constexpr std::memory_order store_order(Sem s) { return std_order(store_half(s)); }
+constexpr std::memory_order failure_order(Sem s) { return std_order(failure_half(s)); }
 
 // Read-modify-write through a compare-exchange loop, for the operations that
 // std::atomic_ref lacks (min, max). Always stores (possibly the old value), so the
@@ -238,15 +204,6 @@ void wait_until(T* p, Cmp op, std::type_identity_t<T> value) {
       detail::wait_deadlock(p, op, shown);
     }
   }
-}
-
-template <Sem S, Scope Sc, class T>
-void signal_set(T* p, std::type_identity_t<T> v) {
-  atomic_store<S, Sc>(p, v);
-}
-template <Sem S, Scope Sc, class T>
-void signal_add(T* p, std::type_identity_t<T> v) {
-  atomic_add<S, Sc>(p, v);
 }
 
 template <Sem S, Scope Sc>

@@ -40,6 +40,7 @@
 #endif
 
 #include "iris/checked.hpp"
+#include "iris/device_core.hpp"
 #include "iris/host.hpp"
 #include "iris/target.hpp"
 
@@ -52,10 +53,6 @@
 #endif
 
 namespace iris {
-
-enum class Sem { relaxed, acquire, release, acq_rel };
-enum class Scope { block, gpu, sys };
-enum class Cmp { eq, ne, lt, le, gt, ge };
 
 namespace detail {
 
@@ -98,35 +95,9 @@ namespace detail {
 inline constexpr std::size_t kRuntimeAreaBytes = (sizeof(BarrierState) + 4095) / 4096 * 4096;
 }  // namespace detail
 
-// ------------------------------------------------------------------ translation
-
-// The address of *p on rank `to_rank`: heap_bases[to] + (p - heap_bases[me]).
-template <class T>
-IRIS_HD T* translate(T* p, int to_rank, const DeviceContext& ctx) {
-  const std::uintptr_t off = reinterpret_cast<std::uintptr_t>(p) -
-                             reinterpret_cast<std::uintptr_t>(ctx.heap_bases[ctx.rank]);
-  return reinterpret_cast<T*>(reinterpret_cast<std::uintptr_t>(ctx.heap_bases[to_rank]) + off);
-}
-
 // ------------------------------------------------------------------ internals
 
 namespace detail {
-
-template <class T>
-IRIS_HD constexpr bool compare(T a, Cmp op, T b) {
-  switch (op) {
-    case Cmp::eq: return a == b;
-    case Cmp::ne: return a != b;
-    case Cmp::lt: return a < b;
-    case Cmp::le: return a <= b;
-    case Cmp::gt: return a > b;
-    case Cmp::ge: return a >= b;
-  }
-  return false;
-}
-
-template <class T>
-inline constexpr bool atomic_size_ok = sizeof(T) == 4 || sizeof(T) == 8;
 
 // Backoff for spin loops: a few busy rounds, then sleeps growing to about 1 us.
 class Backoff {
@@ -156,17 +127,21 @@ template <Scope Sc>
 inline constexpr int hip_scope = Sc == Scope::block ? __HIP_MEMORY_SCOPE_WORKGROUP
                                  : Sc == Scope::gpu ? __HIP_MEMORY_SCOPE_AGENT
                                                     : __HIP_MEMORY_SCOPE_SYSTEM;
+// Sem -> the builtins' order (what each access takes of it: device_core.hpp).
+constexpr int hip_order(Sem s) {
+  return s == Sem::relaxed   ? __ATOMIC_RELAXED
+         : s == Sem::acquire ? __ATOMIC_ACQUIRE
+         : s == Sem::release ? __ATOMIC_RELEASE
+                             : __ATOMIC_ACQ_REL;
+}
 template <Sem S>
-inline constexpr int rmw_order = S == Sem::relaxed   ? __ATOMIC_RELAXED
-                                 : S == Sem::acquire ? __ATOMIC_ACQUIRE
-                                 : S == Sem::release ? __ATOMIC_RELEASE
-                                                     : __ATOMIC_ACQ_REL;
+inline constexpr int rmw_order = hip_order(S);
 template <Sem S>
-inline constexpr int load_order = S == Sem::relaxed ? __ATOMIC_RELAXED : __ATOMIC_ACQUIRE;
+inline constexpr int load_order = hip_order(load_half(S));
 template <Sem S>
-inline constexpr int store_order = S == Sem::relaxed ? __ATOMIC_RELAXED : __ATOMIC_RELEASE;
+inline constexpr int store_order = hip_order(store_half(S));
 template <Sem S>
-inline constexpr int failure_order = S == Sem::relaxed || S == Sem::release ? __ATOMIC_RELAXED : __ATOMIC_ACQUIRE;
+inline constexpr int failure_order = hip_order(failure_half(S));
 
 #else
 
@@ -178,22 +153,21 @@ inline constexpr cuda::thread_scope cu_scope = Sc == Scope::block ? cuda::thread
 template <class T, Scope Sc>
 using Ref = cuda::atomic_ref<T, cu_scope<Sc>>;
 
-// Sem -> memory order. A read-modify-write takes the order as is; a load cannot
-// release and a store cannot acquire, so acq_rel narrows to the half that applies.
+// Sem -> libcu++'s order (what each access takes of it: device_core.hpp).
+constexpr cuda::std::memory_order cu_order(Sem s) {
+  return s == Sem::relaxed   ? cuda::std::memory_order_relaxed
+         : s == Sem::acquire ? cuda::std::memory_order_acquire
+         : s == Sem::release ? cuda::std::memory_order_release
+                             : cuda::std::memory_order_acq_rel;
+}
 template <Sem S>
-inline constexpr cuda::std::memory_order rmw_order = S == Sem::relaxed   ? cuda::std::memory_order_relaxed
-                                                     : S == Sem::acquire ? cuda::std::memory_order_acquire
-                                                     : S == Sem::release ? cuda::std::memory_order_release
-                                                                         : cuda::std::memory_order_acq_rel;
+inline constexpr cuda::std::memory_order rmw_order = cu_order(S);
 template <Sem S>
-inline constexpr cuda::std::memory_order load_order =
-    S == Sem::relaxed ? cuda::std::memory_order_relaxed : cuda::std::memory_order_acquire;
+inline constexpr cuda::std::memory_order load_order = cu_order(load_half(S));
 template <Sem S>
-inline constexpr cuda::std::memory_order store_order =
-    S == Sem::relaxed ? cuda::std::memory_order_relaxed : cuda::std::memory_order_release;
+inline constexpr cuda::std::memory_order store_order = cu_order(store_half(S));
 template <Sem S>
-inline constexpr cuda::std::memory_order failure_order =
-    S == Sem::relaxed || S == Sem::release ? cuda::std::memory_order_relaxed : cuda::std::memory_order_acquire;
+inline constexpr cuda::std::memory_order failure_order = cu_order(failure_half(S));
 
 #endif
 
@@ -380,15 +354,6 @@ IRIS_HD void wait_until(T* p, Cmp op, std::type_identity_t<T> value) {
   static_assert(S != Sem::release, "wait_until cannot have release semantics");
   detail::Backoff backoff;
   while (!detail::compare(atomic_load<S, Sc>(p), op, static_cast<T>(value))) backoff.pause();
-}
-
-template <Sem S, Scope Sc, class T>
-IRIS_HD void signal_set(T* p, std::type_identity_t<T> v) {
-  atomic_store<S, Sc>(p, v);
-}
-template <Sem S, Scope Sc, class T>
-IRIS_HD void signal_add(T* p, std::type_identity_t<T> v) {
-  atomic_add<S, Sc>(p, v);
 }
 
 // ------------------------------------------------------------------ barrier

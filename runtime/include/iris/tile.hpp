@@ -558,8 +558,6 @@ IRIS_HD void store(const P& ptr, const X& value, const M& mask = {}, const C& ch
 }
 
 // ----------------------------------------------------------------- atomics
-enum class AtomicOp { add, sub, and_, or_, xor_, min, max, xchg };
-
 template <AtomicOp Op, Sem S, Scope Sc, class T>
 IRIS_HD T atomic_apply(T* p, T v) {
   if constexpr (Op == AtomicOp::add) return atomic_add<S, Sc>(p, v);
