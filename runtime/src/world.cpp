@@ -1,7 +1,6 @@
 // Iris runtime: run_threads, Rank and the host collectives (see world.hpp).
 #include "world.hpp"
 
-#include <sstream>
 #include <thread>
 #include <utility>
 
@@ -11,28 +10,6 @@ namespace detail {
 thread_local World* tls_world = nullptr;
 thread_local int tls_rank = -1;
 thread_local int tls_program = -1;
-
-std::string CollectiveCall::describe() const {
-  std::ostringstream s;
-  switch (op) {
-    case CollectiveOp::allocate:
-      s << "allocate(" << bytes << " bytes, alignment " << alignment << ")";
-      break;
-    case CollectiveOp::free:
-      if (offset == kNullOffset) {
-        s << "free(nullptr)";
-      } else if (offset == kOutsideHeap) {
-        s << "free(" << pointer << ", not inside its heap)";
-      } else {
-        s << "free(heap offset " << offset << ")";
-      }
-      break;
-    case CollectiveOp::barrier:
-      s << "barrier()";
-      break;
-  }
-  return s.str();
-}
 
 World::World(int size_, std::size_t heap_bytes)
     : size(size_),
@@ -138,29 +115,14 @@ std::uint64_t World::collective(int r, const CollectiveCall& call) {
     // Last to arrive: compare everybody's call with rank 0's, then apply it once.
     arrived = 0;
     races.collective_reset_next(seq);
-    result_error.clear();
     result_offset = 0;
-    std::string diffs;
-    for (int o = 1; o < size; ++o) {
-      if (!ranks[o].posted.same_as(ranks[0].posted)) {
-        diffs += "; rank " + std::to_string(o) + " called " + ranks[o].posted.describe();
-      }
-    }
-    if (!diffs.empty()) {
-      result_error = "iris: collective call #" + std::to_string(seq) + " differs between ranks: rank 0 called " +
-                     ranks[0].posted.describe() + diffs +
-                     " (every rank must make the same sequence of allocate/free/barrier calls)";
-    } else {
+    std::vector<CollectiveCall> calls;
+    calls.reserve(ranks.size());
+    for (const PerRank& p : ranks) calls.push_back(p.posted);
+    result_error = compare_calls(seq, calls);
+    if (result_error.empty()) {
       try {
-        if (call.op == CollectiveOp::allocate) {
-          result_offset = allocator.allocate(call.bytes, call.alignment);
-        } else if (call.op == CollectiveOp::free && call.offset == CollectiveCall::kOutsideHeap) {
-          std::ostringstream msg;
-          msg << "iris: free: pointer " << call.pointer << " is not inside the symmetric heap";
-          throw Error(msg.str());
-        } else if (call.op == CollectiveOp::free && call.offset != CollectiveCall::kNullOffset) {
-          allocator.free(call.offset);
-        }
+        result_offset = apply_call(allocator, call);
       } catch (const Error& e) {
         result_error = e.what();
       }
@@ -210,48 +172,17 @@ DeviceContext Rank::device_context() const { return world_->context(rank_); }
 char* Rank::heap_base(int r) const { return world_->bases[static_cast<std::size_t>(r)]; }
 
 void* Rank::allocate(std::size_t bytes, std::size_t alignment) {
-  detail::CollectiveCall call;
-  call.op = detail::CollectiveOp::allocate;
-  call.bytes = bytes;
-  call.alignment = alignment;
-  return world_->bases[rank_] + world_->collective(rank_, call);
+  return world_->bases[rank_] + world_->collective(rank_, detail::CollectiveCall::allocate(bytes, alignment));
 }
 
 void Rank::free(void* p) {
-  detail::CollectiveCall call;
-  call.op = detail::CollectiveOp::free;
-  call.pointer = p;
-  const auto addr = reinterpret_cast<std::uintptr_t>(p);
-  const auto base = reinterpret_cast<std::uintptr_t>(world_->bases[rank_]);
-  if (p == nullptr) {
-    call.offset = detail::CollectiveCall::kNullOffset;
-  } else if (addr < base || addr - base >= world_->heap_size) {
-    call.offset = detail::CollectiveCall::kOutsideHeap;
-  } else {
-    call.offset = addr - base;
-  }
-  world_->collective(rank_, call);
+  world_->collective(rank_, detail::CollectiveCall::free(p, world_->bases[rank_], world_->heap_size));
 }
 
-void Rank::barrier() {
-  detail::CollectiveCall call;
-  call.op = detail::CollectiveOp::barrier;
-  world_->collective(rank_, call);
-}
+void Rank::barrier() { world_->collective(rank_, detail::CollectiveCall::barrier()); }
 
 std::uintptr_t Rank::heap_offset(const void* p, int to_rank) const {
-  if (to_rank < 0 || to_rank >= world_->size) {
-    throw Error("iris: translate: rank " + std::to_string(to_rank) + " is out of range [0, " +
-                std::to_string(world_->size) + ")");
-  }
-  const auto addr = reinterpret_cast<std::uintptr_t>(p);
-  const auto base = reinterpret_cast<std::uintptr_t>(world_->bases[rank_]);
-  if (addr < base || addr - base >= world_->heap_size) {
-    std::ostringstream s;
-    s << "iris: translate: pointer " << p << " is not inside the symmetric heap of rank " << rank_;
-    throw Error(s.str());
-  }
-  return addr - base;
+  return detail::checked_heap_offset(p, to_rank, rank_, world_->size, world_->bases[rank_], world_->heap_size);
 }
 
 // ------------------------------------------------------------------ run_threads

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "collective.hpp"
 #include "heap_allocator.hpp"
 #include "heap_memory.hpp"
 #include "iris/host.hpp"
@@ -46,24 +47,6 @@ enum class Activity : std::uint64_t { running = 0, waiting = 1, device_barrier =
 constexpr std::uint64_t pack(Activity a, std::uint64_t count) { return static_cast<std::uint64_t>(a) << 56 | count; }
 constexpr Activity kind_of(std::uint64_t word) { return static_cast<Activity>(word >> 56); }
 constexpr std::uint64_t count_of(std::uint64_t word) { return word & ((std::uint64_t{1} << 56) - 1); }
-
-enum class CollectiveOp { allocate, free, barrier };
-
-struct CollectiveCall {
-  CollectiveOp op = CollectiveOp::barrier;
-  std::size_t bytes = 0;      // allocate
-  std::size_t alignment = 0;  // allocate
-  std::uint64_t offset = 0;   // free: heap offset, kNullOffset or kOutsideHeap
-  const void* pointer = nullptr;  // free: as passed (for messages only; differs per rank)
-
-  static constexpr std::uint64_t kNullOffset = UINT64_MAX;
-  static constexpr std::uint64_t kOutsideHeap = UINT64_MAX - 1;
-
-  bool same_as(const CollectiveCall& o) const {
-    return op == o.op && bytes == o.bytes && alignment == o.alignment && offset == o.offset;
-  }
-  std::string describe() const;
-};
 
 struct alignas(64) PerRank {
   std::atomic<std::uint64_t> activity{pack(Activity::running, 0)};

@@ -63,50 +63,6 @@ DeviceGuard::~DeviceGuard() {
 
 // ------------------------------------------------------------------ collectives
 
-std::string CollectiveCall::describe() const {
-  std::ostringstream s;
-  switch (op) {
-    case CollectiveOp::allocate:
-      s << "allocate(" << bytes << " bytes, alignment " << alignment << ")";
-      break;
-    case CollectiveOp::free:
-      if (offset == kNullOffset) {
-        s << "free(nullptr)";
-      } else if (offset == kOutsideHeap) {
-        if (pointer != nullptr) s << "free(" << pointer << ", not inside its heap)";
-        else s << "free(a pointer not inside its heap)";
-      } else {
-        s << "free(heap offset " << offset << ")";
-      }
-      break;
-    case CollectiveOp::barrier:
-      s << "barrier()";
-      break;
-  }
-  return s.str();
-}
-
-std::string compare_calls(std::uint64_t seq, const std::vector<CollectiveCall>& calls) {
-  std::string diffs;
-  for (std::size_t o = 1; o < calls.size(); ++o) {
-    if (!calls[o].same_as(calls[0])) diffs += "; rank " + std::to_string(o) + " called " + calls[o].describe();
-  }
-  if (diffs.empty()) return diffs;
-  return "iris: collective call #" + std::to_string(seq) + " differs between ranks: rank 0 called " +
-         calls[0].describe() + diffs + " (every rank must make the same sequence of allocate/free/barrier calls)";
-}
-
-std::uint64_t apply_call(HeapAllocator& allocator, const CollectiveCall& call) {
-  if (call.op == CollectiveOp::allocate) return allocator.allocate(call.bytes, call.alignment);
-  if (call.op == CollectiveOp::free && call.offset == CollectiveCall::kOutsideHeap) {
-    std::ostringstream msg;
-    msg << "iris: free: pointer " << call.pointer << " is not inside the symmetric heap";
-    throw Error(msg.str());
-  }
-  if (call.op == CollectiveOp::free && call.offset != CollectiveCall::kNullOffset) allocator.free(call.offset);
-  return 0;
-}
-
 // ------------------------------------------------------------------ world
 
 World::World(int size_, std::size_t heap_bytes)
@@ -477,52 +433,25 @@ DeviceContext Rank::device_context() const { return world_->context(rank_); }
 char* Rank::heap_base(int r) const { return world_->bases[static_cast<std::size_t>(r)]; }
 
 void* Rank::allocate(std::size_t bytes, std::size_t alignment) {
-  detail::CollectiveCall call;
-  call.op = detail::CollectiveOp::allocate;
-  call.bytes = bytes;
-  call.alignment = alignment;
-  const std::uint64_t offset = world_->collective(rank_, call);
+  const std::uint64_t offset = world_->collective(rank_, detail::CollectiveCall::allocate(bytes, alignment));
   world_->publish_allocations(rank_);
   return world_->bases[static_cast<std::size_t>(rank_)] + offset;
 }
 
 void Rank::free(void* p) {
-  detail::CollectiveCall call;
-  call.op = detail::CollectiveOp::free;
-  call.pointer = p;
-  const auto addr = reinterpret_cast<std::uintptr_t>(p);
-  const auto base = reinterpret_cast<std::uintptr_t>(world_->bases[static_cast<std::size_t>(rank_)]);
-  if (p == nullptr) {
-    call.offset = detail::CollectiveCall::kNullOffset;
-  } else if (addr < base || addr - base >= world_->heap_size) {
-    call.offset = detail::CollectiveCall::kOutsideHeap;
-  } else {
-    call.offset = addr - base;
-  }
-  world_->collective(rank_, call);
+  world_->collective(rank_, detail::CollectiveCall::free(p, world_->bases[static_cast<std::size_t>(rank_)],
+                                                          world_->heap_size));
   world_->publish_allocations(rank_);
 }
 
 void Rank::barrier() {
   world_->sync_device(rank_);  // kernels launched before the barrier are complete after it
-  detail::CollectiveCall call;
-  call.op = detail::CollectiveOp::barrier;
-  world_->collective(rank_, call);
+  world_->collective(rank_, detail::CollectiveCall::barrier());
 }
 
 std::uintptr_t Rank::heap_offset(const void* p, int to_rank) const {
-  if (to_rank < 0 || to_rank >= world_->size) {
-    throw Error("iris: translate: rank " + std::to_string(to_rank) + " is out of range [0, " +
-                std::to_string(world_->size) + ")");
-  }
-  const auto addr = reinterpret_cast<std::uintptr_t>(p);
-  const auto base = reinterpret_cast<std::uintptr_t>(world_->bases[static_cast<std::size_t>(rank_)]);
-  if (addr < base || addr - base >= world_->heap_size) {
-    std::ostringstream s;
-    s << "iris: translate: pointer " << p << " is not inside the symmetric heap of rank " << rank_;
-    throw Error(s.str());
-  }
-  return addr - base;
+  return detail::checked_heap_offset(p, to_rank, rank_, world_->size, world_->bases[static_cast<std::size_t>(rank_)],
+                                     world_->heap_size);
 }
 
 // ------------------------------------------------------------------ run_threads

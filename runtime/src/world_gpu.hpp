@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "collective.hpp"
 #include "heap_allocator.hpp"
 #include "iris/device_gpu.hpp"
 #include "iris/host.hpp"
@@ -44,31 +45,6 @@ namespace iris::detail {
       ::iris::detail::hip_fail(#call, iris_hip_error_, (rank), (device));           \
     }                                                                               \
   } while (0)
-
-enum class CollectiveOp : std::uint64_t { allocate, free, barrier };
-
-struct CollectiveCall {
-  CollectiveOp op = CollectiveOp::barrier;
-  std::uint64_t bytes = 0;        // allocate
-  std::uint64_t alignment = 0;    // allocate
-  std::uint64_t offset = 0;       // free: heap offset, kNullOffset or kOutsideHeap
-  const void* pointer = nullptr;  // free: as passed (messages only; not sent between processes)
-
-  static constexpr std::uint64_t kNullOffset = UINT64_MAX;
-  static constexpr std::uint64_t kOutsideHeap = UINT64_MAX - 1;
-
-  bool same_as(const CollectiveCall& o) const {
-    return op == o.op && bytes == o.bytes && alignment == o.alignment && offset == o.offset;
-  }
-  std::string describe() const;
-};
-
-// "collective call #N differs between ranks: rank 0 called ...; rank 2 called ..."
-// for calls[r] of every rank, or "" if they agree.
-std::string compare_calls(std::uint64_t seq, const std::vector<CollectiveCall>& calls);
-
-// Applies an agreed call to the allocator; returns the offset (allocate) or throws.
-std::uint64_t apply_call(HeapAllocator& allocator, const CollectiveCall& call);
 
 // Device resources of one rank hosted by this process.
 struct GpuRank {
