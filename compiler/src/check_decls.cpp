@@ -102,7 +102,6 @@ void Checker::check_const(ConstDecl& decl) {
 void Checker::check_function(Function& fn) {
   function_ = &fn;
   push_scope();
-  int index = 0;
   for (Param& p : fn.ct_params) {
     Type t = resolve_type(p.type);
     if (!t.is_error() && ((!t.is_integer() && !t.is_bool()) || t.is_tile())) {
@@ -121,15 +120,12 @@ void Checker::check_function(Function& fn) {
     }
     Binding* b = bind(Binding::Kind::CtParam, p.name, p.range, t);
     b->constant = value;
-    b->index = index++;
     p.binding = b;
   }
   if (fn.is_kernel) resolve_signature(fn);
   for (size_t i = 0; i < fn.params.size(); ++i) {
     Param& p = fn.params[i];
-    Binding* b = bind(Binding::Kind::Param, p.name, p.range, fn.param_types[i]);
-    b->index = static_cast<int>(i);
-    p.binding = b;
+    p.binding = bind(Binding::Kind::Param, p.name, p.range, fn.param_types[i]);
   }
 
   later_bindings_.clear();

@@ -145,7 +145,6 @@ struct Binding {
   Type type;
   std::optional<ConstValue> constant;  // Const, CtParam
   const Function* function = nullptr;  // Function
-  int index = 0;                       // Param/CtParam position
 };
 
 struct Param {
