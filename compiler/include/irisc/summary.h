@@ -1,5 +1,5 @@
-// The default output of irisc until code emission lands: what the checked file
-// holds (kernels and their signatures, and the communication each performs).
+// irisc's default output (no --emit): what the checked file holds (kernels and
+// their signatures, and the communication each performs).
 #pragma once
 
 #include "irisc/ast.h"

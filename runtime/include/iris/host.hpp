@@ -1,4 +1,4 @@
-// Iris runtime: host API. Identical for every backend (CPU now, HIP/CUDA later).
+// Iris runtime: host API. Identical for every backend (the CPU emulation and the GPUs).
 //
 // A program runs `world_size` ranks. Every rank owns a *symmetric heap* of the same
 // size; the base addresses of all heaps are known to every rank, so a pointer p into
@@ -11,7 +11,8 @@
 // ranks is reported as an iris::Error (on every rank) instead of silently handing
 // out different offsets.
 //
-// The CPU backend runs the ranks as threads of one process (run_threads). A shared
+// The CPU backend runs the ranks as threads of one process (run_threads; the GPU
+// backend has run_threads and run_mpi, see docs/gpu.md). A shared
 // "world" holds the heaps, the allocator and an abort flag: when a rank's body throws,
 // the flag is raised and every rank that blocks (host barrier, allocate, device
 // barrier, wait_until) wakes up and throws, so a failure never turns into a hang.
