@@ -6,12 +6,15 @@
 // everywhere and live here.
 #pragma once
 
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "heap_allocator.hpp"
+#include "iris/host.hpp"
 
 namespace iris::detail {
 
@@ -52,5 +55,77 @@ std::uint64_t apply_call(HeapAllocator& allocator, const CollectiveCall& call);
 // that heap (iris::Error otherwise).
 std::uintptr_t checked_heap_offset(const void* p, int to_rank, int rank, int world_size, const char* base,
                                    std::size_t heap_size);
+
+// Ranks that are threads of one process meet here at their collective calls:
+// each rank posts its call; the last to arrive compares the calls and applies
+// the agreed one to the allocator, once; the others sleep until it has, or
+// until they can tell that it never will (the world was aborted, or a rank
+// has returned and will never arrive), and then withdraw their call. Used by
+// the CPU world and the GPU world's threads mode; MPI ranks meet through MPI.
+class ThreadRendezvous {
+ public:
+  explicit ThreadRendezvous(int ranks) : posted_(static_cast<std::size_t>(ranks)) {}
+
+  // Runs `change` under the lock, then wakes the sleeping ranks to look again:
+  // how a world tells them that it was aborted or that a rank has returned
+  // (a rank about to sleep sees the change).
+  template <class F>
+  void wake(F change) {
+    {
+      std::lock_guard lock(mutex_);
+      change();
+    }
+    cv_.notify_all();
+  }
+
+  struct Result {
+    bool met = false;          // false: withdrawn, the call can never complete
+    std::uint64_t offset = 0;  // allocate's heap offset
+    std::string error;         // the ranks' calls differ, or the allocator refused
+  };
+
+  // Rank r's call number seq (1, 2, ...). What the world adds, through `hooks`:
+  //   stopped()        true once the call can never complete;
+  //   arrived(r, seq)  after r has posted, under the lock;
+  //   last(seq)        on the last arrival, before the calls are compared.
+  template <class Hooks>
+  Result meet(int r, std::uint64_t seq, const CollectiveCall& call, HeapAllocator& allocator, Hooks&& hooks) {
+    std::unique_lock lock(mutex_);
+    if (hooks.stopped()) return {};
+    posted_[static_cast<std::size_t>(r)] = call;
+    hooks.arrived(r, seq);
+    if (++arrived_ == static_cast<int>(posted_.size())) {
+      arrived_ = 0;
+      hooks.last(seq);
+      offset_ = 0;
+      error_ = compare_calls(seq, posted_);
+      if (error_.empty()) {
+        try {
+          offset_ = apply_call(allocator, call);
+        } catch (const Error& e) {
+          error_ = e.what();
+        }
+      }
+      ++completed_;
+      cv_.notify_all();
+    } else {
+      cv_.wait(lock, [&] { return completed_ >= seq || hooks.stopped(); });
+      if (completed_ < seq) {
+        --arrived_;
+        return {};
+      }
+    }
+    return {true, offset_, error_};
+  }
+
+ private:
+  std::mutex mutex_;  // guards everything below
+  std::condition_variable cv_;
+  std::vector<CollectiveCall> posted_;  // each rank's latest call
+  int arrived_ = 0;                     // ranks posted in the call now gathering
+  std::uint64_t completed_ = 0;         // calls completed so far
+  std::uint64_t offset_ = 0;            // the last completed call's result
+  std::string error_;
+};
 
 }  // namespace iris::detail

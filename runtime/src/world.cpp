@@ -1,8 +1,10 @@
 // Iris runtime: run_threads, Rank and the host collectives (see world.hpp).
 #include "world.hpp"
 
-#include <thread>
 #include <utility>
+
+#include "rank_accessors.hpp"
+#include "rank_threads.hpp"
 
 namespace iris {
 namespace detail {
@@ -16,6 +18,7 @@ World::World(int size_, std::size_t heap_bytes)
       heap_size(heap_bytes),
       ranks(static_cast<std::size_t>(size_)),
       races(size_, heap_bytes),
+      rendezvous(size_),
       allocator(heap_bytes) {
   heaps.reserve(ranks.size());
   for (int r = 0; r < size; ++r) {
@@ -38,21 +41,16 @@ void World::run_rank(int r, const std::function<void(Rank&)>& body) {
   }
   // From here on this rank writes no memory: blocked ranks waiting on it may give up.
   ranks[r].activity.store(pack(Activity::finished, 0), std::memory_order_release);
-  {
-    std::lock_guard lock(mutex);  // so that a rank about to sleep in collective() sees it
-  }
-  cv.notify_all();
+  rendezvous.wake([] {});  // ranks asleep in a collective call give up
   tls_world = nullptr;
   tls_rank = -1;
 }
 
 void World::abort(std::exception_ptr e) {
-  {
-    std::lock_guard lock(mutex);
+  rendezvous.wake([&] {
     if (!first_error) first_error = std::move(e);
     aborted.store(true, std::memory_order_release);
-  }
-  cv.notify_all();
+  });
 }
 
 void World::fail(const std::string& message) {
@@ -94,6 +92,13 @@ std::string World::describe_activity(int r) const {
   return who + " is running";
 }
 
+bool World::any_finished() const {
+  for (const PerRank& p : ranks) {
+    if (kind_of(p.activity.load(std::memory_order_acquire)) == Activity::finished) return true;
+  }
+  return false;
+}
+
 std::uint64_t World::collective(int r, const CollectiveCall& call) {
   PerRank& me = ranks[r];
   if (is_aborted()) throw_aborted(r);
@@ -104,72 +109,37 @@ std::uint64_t World::collective(int r, const CollectiveCall& call) {
     ~BackToRunning() { me.activity.store(pack(Activity::running, 0), std::memory_order_release); }
   } back_to_running{me};
 
-  std::unique_lock lock(mutex);
-  if (is_aborted()) {
+  // A rank that returned from its body will never arrive (nobody else can be
+  // waited for here: the call needs everybody). The race detector sees every
+  // rank meet: everything before is ordered before everything after.
+  struct Hooks {
+    World& world;
+    bool stopped() const { return world.is_aborted() || world.any_finished(); }
+    void arrived(int rank, std::uint64_t n) { world.races.collective_arrive(rank, n); }
+    void last(std::uint64_t n) { world.races.collective_reset_next(n); }
+  };
+  const ThreadRendezvous::Result result = rendezvous.meet(r, seq, call, allocator, Hooks{*this});
+  if (!result.met) {
     --me.collectives;
-    throw_aborted(r);
-  }
-  me.posted = call;
-  races.collective_arrive(r, seq);
-  if (++arrived == size) {
-    // Last to arrive: compare everybody's call with rank 0's, then apply it once.
-    arrived = 0;
-    races.collective_reset_next(seq);
-    result_offset = 0;
-    std::vector<CollectiveCall> calls;
-    calls.reserve(ranks.size());
-    for (const PerRank& p : ranks) calls.push_back(p.posted);
-    result_error = compare_calls(seq, calls);
-    if (result_error.empty()) {
-      try {
-        result_offset = apply_call(allocator, call);
-      } catch (const Error& e) {
-        result_error = e.what();
+    if (is_aborted()) throw_aborted(r);
+    std::string gone;
+    for (int o = 0; o < size; ++o) {
+      if (kind_of(ranks[o].activity.load(std::memory_order_acquire)) == Activity::finished) {
+        gone += "; " + describe_activity(o);
       }
     }
-    ++completed;
-    cv.notify_all();
-  } else {
-    // Sleep until the call completes. A rank that returned from its body will never
-    // arrive (nobody else can be waited for here: the call needs everybody).
-    const auto any_gone = [&] {
-      for (int o = 0; o < size; ++o) {
-        if (kind_of(ranks[o].activity.load(std::memory_order_acquire)) == Activity::finished) return true;
-      }
-      return false;
-    };
-    cv.wait(lock, [&] { return completed >= seq || is_aborted() || any_gone(); });
-    if (completed < seq) {
-      // Withdraw the call, then give up (the latter for good: the run is aborted).
-      --arrived;
-      --me.collectives;
-      if (is_aborted()) throw_aborted(r);
-      std::string gone;
-      for (int o = 0; o < size; ++o) {
-        if (kind_of(ranks[o].activity.load(std::memory_order_acquire)) == Activity::finished) {
-          gone += "; " + describe_activity(o);
-        }
-      }
-      lock.unlock();  // fail() takes the lock
-      fail("iris: deadlock: rank " + std::to_string(r) + " waits in collective call #" + std::to_string(seq) +
-           " (" + call.describe() + ") that can never complete" + gone);
-    }
+    fail("iris: deadlock: rank " + std::to_string(r) + " waits in collective call #" + std::to_string(seq) +
+         " (" + call.describe() + ") that can never complete" + gone);
   }
-  // Every rank met here: for the race detector, everything before is ordered before
-  // everything after. The result of call #seq stays put until this rank posts call #seq+1.
   races.collective_leave(r, seq);
-  if (!result_error.empty()) throw Error(result_error);
-  return result_offset;
+  if (!result.error.empty()) throw Error(result.error);
+  return result.offset;
 }
 
 }  // namespace detail
 
 // ------------------------------------------------------------------ Rank
 
-int Rank::world_size() const { return world_->size; }
-std::size_t Rank::heap_size() const { return world_->heap_size; }
-DeviceContext Rank::device_context() const { return world_->context(rank_); }
-char* Rank::heap_base(int r) const { return world_->bases[static_cast<std::size_t>(r)]; }
 
 void* Rank::allocate(std::size_t bytes, std::size_t alignment) {
   return world_->bases[rank_] + world_->collective(rank_, detail::CollectiveCall::allocate(bytes, alignment));
@@ -188,22 +158,9 @@ std::uintptr_t Rank::heap_offset(const void* p, int to_rank) const {
 // ------------------------------------------------------------------ run_threads
 
 void run_threads(int ranks, std::size_t heap_bytes, const std::function<void(Rank&)>& body) {
-  if (ranks < 1) throw Error("iris: run_threads: need at least 1 rank, got " + std::to_string(ranks));
-  if (heap_bytes == 0 || heap_bytes % 4096 != 0) {
-    throw Error("iris: run_threads: heap size must be a positive multiple of 4096 bytes, got " +
-                std::to_string(heap_bytes));
-  }
-  if (!body) throw Error("iris: run_threads: empty body");
-
+  detail::check_run_threads(ranks, heap_bytes, body);
   detail::World world(ranks, heap_bytes);
-  std::vector<std::thread> threads;
-  threads.reserve(static_cast<std::size_t>(ranks));
-  try {
-    for (int r = 0; r < ranks; ++r) threads.emplace_back([&world, &body, r] { world.run_rank(r, body); });
-  } catch (...) {
-    world.abort(std::current_exception());  // releases the ranks already started
-  }
-  for (auto& t : threads) t.join();
+  detail::run_rank_threads(world, ranks, body);
   if (world.first_error) std::rethrow_exception(world.first_error);
 }
 

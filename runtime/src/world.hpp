@@ -1,10 +1,11 @@
 // Iris runtime: the state shared by all ranks of one run_threads call ("the world").
 //
 // Two kinds of synchronisation live here:
-//  * host collectives (allocate, free, host barrier) are a rendezvous under one mutex:
-//    each rank posts its call, the last to arrive compares all calls, applies the
-//    operation once to the shared allocator and publishes the result; the others
-//    sleep on a condition variable. Host calls are rare, so a lock is the simple choice.
+//  * host collectives (allocate, free, host barrier) meet in a ThreadRendezvous
+//    (collective.hpp, shared with the GPU world's threads mode): each rank posts its
+//    call, the last to arrive compares all calls and applies the operation once to
+//    the shared allocator; the others sleep. Host calls are rare, so a lock is the
+//    simple choice.
 //  * the device barrier and wait_until spin on atomics (no lock on the device path).
 //
 // Failure handling: `aborted` is raised when a rank's body throws (or a fatal error is
@@ -53,7 +54,6 @@ struct alignas(64) PerRank {
   // Written only by the rank's own thread.
   std::uint64_t collectives = 0;  // host collective calls entered
   std::uint64_t barriers = 0;     // device barriers entered
-  CollectiveCall posted;          // guarded by World::mutex
 };
 
 struct World {
@@ -74,6 +74,8 @@ struct World {
   // Hang detection: is rank `other` blocked until `me` does something it has not done
   // yet? `me` must be the calling rank (its own counters are read without atomics).
   bool blocked_on(int me, int other, bool me_in_barrier) const;
+  // Whether some rank has returned from its body (it will make no more calls).
+  bool any_finished() const;
   std::string describe_activity(int r) const;
 
   DeviceContext context(int r) { return {bases.data(), heap_size, r, size, &device_barrier, &allocator.table()}; }
@@ -87,12 +89,7 @@ struct World {
   RaceDetector races;  // checked mode's; the device barrier and host collectives keep its clocks
   std::atomic<bool> aborted{false};
 
-  std::mutex mutex;  // guards everything below, and PerRank::posted
-  std::condition_variable cv;
-  int arrived = 0;               // ranks posted in the collective now gathering
-  std::uint64_t completed = 0;   // collective calls completed so far
-  std::uint64_t result_offset = 0;
-  std::string result_error;      // empty if the last collective succeeded
+  ThreadRendezvous rendezvous;  // of the host collective calls; its lock also guards first_error
   HeapAllocator allocator;
   std::exception_ptr first_error;
 };

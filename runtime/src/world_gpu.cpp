@@ -10,6 +10,9 @@
 #include <thread>
 #include <utility>
 
+#include "rank_accessors.hpp"
+#include "rank_threads.hpp"
+
 namespace iris {
 namespace detail {
 namespace {
@@ -248,22 +251,17 @@ class ThreadsWorld final : public World {
   struct PerRank {
     std::atomic<bool> finished{false};
     std::uint64_t collectives = 0;  // written by the rank's thread only
-    CollectiveCall posted;          // guarded by mutex_
   };
+  bool any_finished() const;
 
   std::atomic<bool> aborted_{false};
   std::vector<PerRank> ranks_;
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  int arrived_ = 0;
-  std::uint64_t completed_ = 0;
-  std::uint64_t result_offset_ = 0;
-  std::string result_error_;
+  ThreadRendezvous rendezvous_;  // its lock also guards first_error
   HeapAllocator allocator_;
 };
 
 ThreadsWorld::ThreadsWorld(int size_, std::size_t heap_bytes)
-    : World(size_, heap_bytes), ranks_(static_cast<std::size_t>(size_)), allocator_(heap_bytes) {
+    : World(size_, heap_bytes), ranks_(static_cast<std::size_t>(size_)), rendezvous_(size_), allocator_(heap_bytes) {
   const int devices = device_count("run_threads");
   const int used = size < devices ? size : devices;
   try {
@@ -331,19 +329,14 @@ void ThreadsWorld::run_rank(int r, const std::function<void(Rank&)>& body) {
     abort(std::current_exception());
   }
   ranks_[static_cast<std::size_t>(r)].finished.store(true, std::memory_order_release);
-  {
-    std::lock_guard lock(mutex_);  // so that a rank about to sleep in collective() sees it
-  }
-  cv_.notify_all();
+  rendezvous_.wake([] {});  // ranks asleep in a collective call give up
 }
 
 void ThreadsWorld::abort(std::exception_ptr e) {
-  {
-    std::lock_guard lock(mutex_);
+  rendezvous_.wake([&] {
     if (!first_error) first_error = std::move(e);
     aborted_.store(true, std::memory_order_release);
-  }
-  cv_.notify_all();
+  });
 }
 
 void ThreadsWorld::finish() {
@@ -364,62 +357,41 @@ void ThreadsWorld::finish() {
   }
 }
 
+bool ThreadsWorld::any_finished() const {
+  for (const PerRank& p : ranks_) {
+    if (p.finished.load(std::memory_order_acquire)) return true;
+  }
+  return false;
+}
+
 std::uint64_t ThreadsWorld::collective(int r, const CollectiveCall& call) {
   PerRank& me = ranks_[static_cast<std::size_t>(r)];
   if (is_aborted()) throw_aborted(r);
   const std::uint64_t seq = ++me.collectives;
-
-  std::unique_lock lock(mutex_);
-  if (is_aborted()) {
+  // A rank that returned from its body will never arrive.
+  struct Hooks {
+    ThreadsWorld& world;
+    bool stopped() const { return world.is_aborted() || world.any_finished(); }
+    void arrived(int, std::uint64_t) {}
+    void last(std::uint64_t) {}
+  };
+  const ThreadRendezvous::Result result = rendezvous_.meet(r, seq, call, allocator_, Hooks{*this});
+  if (!result.met) {
     --me.collectives;
-    throw_aborted(r);
-  }
-  me.posted = call;
-  if (++arrived_ == size) {
-    // Last to arrive: compare everybody's call with rank 0's, then apply it once.
-    arrived_ = 0;
-    result_offset_ = 0;
-    std::vector<CollectiveCall> calls;
-    calls.reserve(ranks_.size());
-    for (const PerRank& p : ranks_) calls.push_back(p.posted);
-    result_error_ = compare_calls(seq, calls);
-    if (result_error_.empty()) {
-      try {
-        result_offset_ = apply_call(allocator_, call);
-      } catch (const Error& e) {
-        result_error_ = e.what();
+    if (is_aborted()) throw_aborted(r);
+    std::string gone;
+    for (int o = 0; o < size; ++o) {
+      if (ranks_[static_cast<std::size_t>(o)].finished.load(std::memory_order_acquire)) {
+        gone += "; rank " + std::to_string(o) + " has returned from its body";
       }
     }
-    ++completed_;
-    cv_.notify_all();
-  } else {
-    // Sleep until the call completes. A rank that returned from its body will never arrive.
-    const auto any_gone = [&] {
-      for (const PerRank& p : ranks_) {
-        if (p.finished.load(std::memory_order_acquire)) return true;
-      }
-      return false;
-    };
-    cv_.wait(lock, [&] { return completed_ >= seq || is_aborted() || any_gone(); });
-    if (completed_ < seq) {
-      --arrived_;
-      --me.collectives;
-      if (is_aborted()) throw_aborted(r);
-      std::string gone;
-      for (int o = 0; o < size; ++o) {
-        if (ranks_[static_cast<std::size_t>(o)].finished.load(std::memory_order_acquire)) {
-          gone += "; rank " + std::to_string(o) + " has returned from its body";
-        }
-      }
-      lock.unlock();
-      Error error("iris: deadlock: rank " + std::to_string(r) + " waits in collective call #" +
-                  std::to_string(seq) + " (" + call.describe() + ") that can never complete" + gone);
-      abort(std::make_exception_ptr(error));
-      throw error;
-    }
+    Error error("iris: deadlock: rank " + std::to_string(r) + " waits in collective call #" + std::to_string(seq) +
+                " (" + call.describe() + ") that can never complete" + gone);
+    abort(std::make_exception_ptr(error));
+    throw error;
   }
-  if (!result_error_.empty()) throw Error(result_error_);
-  return result_offset_;
+  if (!result.error.empty()) throw Error(result.error);
+  return result.offset;
 }
 
 }  // namespace
@@ -427,10 +399,6 @@ std::uint64_t ThreadsWorld::collective(int r, const CollectiveCall& call) {
 
 // ------------------------------------------------------------------ Rank
 
-int Rank::world_size() const { return world_->size; }
-std::size_t Rank::heap_size() const { return world_->heap_size; }
-DeviceContext Rank::device_context() const { return world_->context(rank_); }
-char* Rank::heap_base(int r) const { return world_->bases[static_cast<std::size_t>(r)]; }
 
 void* Rank::allocate(std::size_t bytes, std::size_t alignment) {
   const std::uint64_t offset = world_->collective(rank_, detail::CollectiveCall::allocate(bytes, alignment));
@@ -457,22 +425,9 @@ std::uintptr_t Rank::heap_offset(const void* p, int to_rank) const {
 // ------------------------------------------------------------------ run_threads
 
 void run_threads(int ranks, std::size_t heap_bytes, const std::function<void(Rank&)>& body) {
-  if (ranks < 1) throw Error("iris: run_threads: need at least 1 rank, got " + std::to_string(ranks));
-  if (heap_bytes == 0 || heap_bytes % 4096 != 0) {
-    throw Error("iris: run_threads: heap size must be a positive multiple of 4096 bytes, got " +
-                std::to_string(heap_bytes));
-  }
-  if (!body) throw Error("iris: run_threads: empty body");
-
+  detail::check_run_threads(ranks, heap_bytes, body);
   detail::ThreadsWorld world(ranks, heap_bytes);
-  std::vector<std::thread> threads;
-  threads.reserve(static_cast<std::size_t>(ranks));
-  try {
-    for (int r = 0; r < ranks; ++r) threads.emplace_back([&world, &body, r] { world.run_rank(r, body); });
-  } catch (...) {
-    world.abort(std::current_exception());
-  }
-  for (auto& t : threads) t.join();
+  detail::run_rank_threads(world, ranks, body);
   world.finish();
   if (world.first_error) std::rethrow_exception(world.first_error);
 }
