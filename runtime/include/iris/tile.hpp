@@ -570,61 +570,48 @@ IRIS_HD T atomic_apply(T* p, T v) {
   else return atomic_xchg<S, Sc>(p, v);
 }
 
-// Read-modify-write on a scalar pointer (once per instance) or on every
-// active, unmasked element of a pointer tile; returns the old values.
-template <AtomicOp Op, Sem S, Scope Sc, class P, class X, class M = NoMask, class C = Unchecked>
-IRIS_HD auto atomic_rmw(const P& ptr, const X& value, const M& mask = {}, const C& check = {}) {
+// One atomic per active, unmasked element: once per instance through a
+// scalar pointer, per element of a pointer tile. `op(p, j)` makes element j's
+// on p and returns the old value; the result collects them (T{} where nothing
+// happened). Checked builds tell the race detector what each one orders.
+template <Sem S, Scope Sc, class P, class M, class C, class Op>
+IRIS_HD auto atomic_each(const P& ptr, const M& mask, const C& check, Op op) {
   check_memory<Access::atomic>(check, ptr, mask);
+  const auto one = [&](auto* p, int j) {
+    before_atomic_write<S, Sc>(check, p);
+    const auto old = op(p, j);
+    after_atomic_read<S, Sc>(check, p);
+    return old;
+  };
   if constexpr (std::is_pointer_v<P>) {
     using T = std::remove_pointer_t<P>;
-    return single([&] {
-      if (!mask_at(mask, 0)) return T{};
-      before_atomic_write<S, Sc>(check, ptr);
-      const T old = atomic_apply<Op, S, Sc>(ptr, static_cast<T>(value));
-      after_atomic_read<S, Sc>(check, ptr);
-      return old;
-    });
+    return single([&] { return mask_at(mask, 0) ? one(ptr, 0) : T{}; });
   } else {
     using T = std::remove_pointer_t<typename P::value_type>;
-    constexpr int N = P::size;
-    Tile<T, N> old;
-    const bool active = Layout<N>::active();
-    for (int j = 0; j < Layout<N>::per_thread; ++j) {
-      old.v[j] = T{};
-      if (!active || !mask_at(mask, j)) continue;
-      before_atomic_write<S, Sc>(check, ptr[j]);
-      old.v[j] = atomic_apply<Op, S, Sc>(ptr[j], static_cast<T>(elem(value, j)));
-      after_atomic_read<S, Sc>(check, ptr[j]);
-    }
+    Tile<T, P::size> old;
+    const bool active = Layout<P::size>::active();
+    for (int j = 0; j < Layout<P::size>::per_thread; ++j) old.v[j] = active && mask_at(mask, j) ? one(ptr[j], j) : T{};
     return old;
   }
 }
 
+// Read-modify-write; returns the old values.
+template <AtomicOp Op, Sem S, Scope Sc, class P, class X, class M = NoMask, class C = Unchecked>
+IRIS_HD auto atomic_rmw(const P& ptr, const X& value, const M& mask = {}, const C& check = {}) {
+  return atomic_each<S, Sc>(ptr, mask, check, [&](auto* p, int j) {
+    using T = std::remove_pointer_t<decltype(p)>;
+    return atomic_apply<Op, S, Sc>(p, static_cast<T>(elem(value, j)));
+  });
+}
+
+// Compare-and-swap: stores value where the element equals compare; returns
+// the old values either way.
 template <Sem S, Scope Sc, class P, class E, class X, class C = Unchecked>
 IRIS_HD auto atomic_compare_exchange(const P& ptr, const E& compare, const X& value, const C& check = {}) {
-  check_memory<Access::atomic>(check, ptr);
-  if constexpr (std::is_pointer_v<P>) {
-    using T = std::remove_pointer_t<P>;
-    return single([&] {
-      before_atomic_write<S, Sc>(check, ptr);
-      const T old = atomic_cas<S, Sc>(ptr, static_cast<T>(compare), static_cast<T>(value));
-      after_atomic_read<S, Sc>(check, ptr);
-      return old;
-    });
-  } else {
-    using T = std::remove_pointer_t<typename P::value_type>;
-    constexpr int N = P::size;
-    Tile<T, N> old;
-    const bool active = Layout<N>::active();
-    for (int j = 0; j < Layout<N>::per_thread; ++j) {
-      old.v[j] = T{};
-      if (!active) continue;
-      before_atomic_write<S, Sc>(check, ptr[j]);
-      old.v[j] = atomic_cas<S, Sc>(ptr[j], static_cast<T>(elem(compare, j)), static_cast<T>(elem(value, j)));
-      after_atomic_read<S, Sc>(check, ptr[j]);
-    }
-    return old;
-  }
+  return atomic_each<S, Sc>(ptr, NoMask{}, check, [&](auto* p, int j) {
+    using T = std::remove_pointer_t<decltype(p)>;
+    return atomic_cas<S, Sc>(p, static_cast<T>(elem(compare, j)), static_cast<T>(elem(value, j)));
+  });
 }
 
 template <Sem S, Scope Sc, class P, class C = Unchecked>
