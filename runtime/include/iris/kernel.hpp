@@ -5,16 +5,13 @@
 // where every rank is a host thread, with any C++ compiler.
 #pragma once
 
+#include "iris/device.hpp"
+#include "iris/numeric.hpp"
 #include "iris/target.hpp"
-
-#if IRIS_GPU
-#include "iris/device_gpu.hpp"
-#else
-#include "iris/device_cpu.hpp"
+#include "iris/tile.hpp"
+#if !IRIS_GPU
 #include "iris/launch_cpu.hpp"
 #endif
-#include "iris/numeric.hpp"
-#include "iris/tile.hpp"
 
 #if IRIS_GPU
 #include "iris/launch_gpu.hpp"

@@ -1,0 +1,118 @@
+// Elementwise operations over tiles and scalars (a scalar is broadcast):
+// conversion, creation, arithmetic, comparison, selection. Named functions
+// (add, lt, ...) rather than operators, so that generated code says exactly
+// what it does and overloads never surprise; add and sub keep Ranges and
+// contiguous pointers symbolic where they can.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <type_traits>
+
+#include "iris/types/tile.hpp"
+
+namespace iris {
+
+// Applies f elementwise over tiles and broadcast scalars.
+template <class F, class... Xs>
+IRIS_HD auto zip(F f, const Xs&... xs) {
+  if constexpr (!(is_tile<Xs> || ...)) {
+    return f(xs...);
+  } else {
+    constexpr int N = std::max({size_of<Xs>()...});  // the checker made all tiles agree
+    using R = decltype(f(elem(xs, 0)...));
+    Tile<R, N> out;
+    for (int j = 0; j < Layout<N>::per_thread; ++j) out.v[j] = f(elem(xs, j)...);
+    return out;
+  }
+}
+
+// ------------------------------------------------------------ conversion
+// `x as T`: a Range of integers stays a Range; a tile converts elementwise.
+template <class T, class X>
+IRIS_HD auto as(const X& x) {
+  if constexpr (is_range<X> && std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    return Range<T, X::size>{static_cast<T>(x.start)};
+  } else if constexpr (is_contig<X>) {
+    return x;
+  } else {
+    return zip([](auto e) { return static_cast<T>(e); }, x);
+  }
+}
+
+// --------------------------------------------------- creation and shape
+template <int N>
+IRIS_HD Range<int32_t, N> arange() { return {0}; }
+
+template <class T, int N>
+IRIS_HD Tile<T, N> full(T value) {
+  Tile<T, N> t;
+  for (int j = 0; j < Layout<N>::per_thread; ++j) t.v[j] = value;
+  return t;
+}
+
+template <class T, int N>
+IRIS_HD Tile<T, N> zeros() { return full<T, N>(T{}); }
+
+// ------------------------------------------------------------ arithmetic
+// add and sub keep Ranges and contiguous pointers symbolic where they can.
+template <class A, class B>
+IRIS_HD auto add(const A& a, const B& b) {
+  if constexpr (is_range<A> && is_int_scalar<B>) {
+    using T = std::common_type_t<typename A::value_type, B>;
+    return Range<T, A::size>{static_cast<T>(a.start + b)};
+  } else if constexpr (is_int_scalar<A> && is_range<B>) {
+    return add(b, a);
+  } else if constexpr (std::is_pointer_v<A> && is_range<B>) {
+    return ContigPtrs<std::remove_pointer_t<A>, B::size>{a + b.start};
+  } else if constexpr (is_range<A> && std::is_pointer_v<B>) {
+    return add(b, a);
+  } else if constexpr (is_contig<A> && is_int_scalar<B>) {
+    return A{a.base + b};
+  } else if constexpr (is_int_scalar<A> && is_contig<B>) {
+    return B{b.base + a};
+  } else {
+    return zip([](auto x, auto y) { return x + y; }, a, b);
+  }
+}
+
+template <class A, class B>
+IRIS_HD auto sub(const A& a, const B& b) {
+  if constexpr ((is_range<A> || is_contig<A>) && is_int_scalar<B>) {
+    return add(a, -static_cast<std::make_signed_t<B>>(b));
+  } else {
+    return zip([](auto x, auto y) { return x - y; }, a, b);
+  }
+}
+
+#define IRIS_ELEMENTWISE_BINARY(name, expr) \
+  template <class A, class B>               \
+  IRIS_HD auto name(const A& a, const B& b) { return zip([](auto x, auto y) { return expr; }, a, b); }
+IRIS_ELEMENTWISE_BINARY(mul, x * y)
+IRIS_ELEMENTWISE_BINARY(div, x / y)
+IRIS_ELEMENTWISE_BINARY(mod, x % y)
+IRIS_ELEMENTWISE_BINARY(bit_and, x & y)
+IRIS_ELEMENTWISE_BINARY(bit_or, x | y)
+IRIS_ELEMENTWISE_BINARY(bit_xor, x ^ y)
+IRIS_ELEMENTWISE_BINARY(shl, x << y)
+IRIS_ELEMENTWISE_BINARY(shr, x >> y)
+IRIS_ELEMENTWISE_BINARY(lt, x < y)
+IRIS_ELEMENTWISE_BINARY(le, x <= y)
+IRIS_ELEMENTWISE_BINARY(gt, x > y)
+IRIS_ELEMENTWISE_BINARY(ge, x >= y)
+IRIS_ELEMENTWISE_BINARY(eq, x == y)
+IRIS_ELEMENTWISE_BINARY(ne, x != y)
+IRIS_ELEMENTWISE_BINARY(logical_and, x && y)
+IRIS_ELEMENTWISE_BINARY(logical_or, x || y)
+#undef IRIS_ELEMENTWISE_BINARY
+
+template <class A> IRIS_HD auto neg(const A& a) { return zip([](auto x) { return -x; }, a); }
+template <class A> IRIS_HD auto logical_not(const A& a) { return zip([](auto x) { return !x; }, a); }
+template <class A> IRIS_HD auto bit_not(const A& a) { return zip([](auto x) { return ~x; }, a); }
+
+template <class C, class A, class B>
+IRIS_HD auto where(const C& c, const A& a, const B& b) {
+  return zip([](auto cc, auto x, auto y) { return cc ? x : y; }, c, a, b);
+}
+
+}  // namespace iris

@@ -1,0 +1,197 @@
+// Loads and stores of scalars and tiles, with masks and `other`, and checked
+// mode's checks in front of every access (the rules: iris/checked.hpp).
+#pragma once
+
+#include <cstdint>
+#include <type_traits>
+
+#include "iris/device.hpp"
+#include "iris/ops/block.hpp"
+#include "iris/types/checked.hpp"
+#include "iris/types/tile.hpp"
+
+namespace iris {
+
+struct NoMask {};
+struct NoOther {};
+
+template <class M>
+IRIS_HD bool mask_at(const M& mask, int j) {
+  if constexpr (std::is_same_v<M, NoMask>) return true;
+  else return elem(mask, j);
+}
+template <class T, class O>
+IRIS_HD T other_at(const O& other, int j) {
+  if constexpr (std::is_same_v<O, NoOther>) return T{};
+  else return static_cast<T>(elem(other, j));
+}
+
+// The element type that a pointer or a pointer tile addresses.
+template <class P>
+struct pointee {
+  using type = std::remove_cv_t<std::remove_pointer_t<typename P::value_type>>;
+};
+template <class T>
+struct pointee<T*> {
+  using type = std::remove_cv_t<T>;
+};
+template <class P>
+using pointee_t = typename pointee<P>::type;
+
+// Calls f(p) for every element pointer of this thread that the access touches.
+template <class P, class M, class F>
+IRIS_HD void for_each_active(const P& ptr, const M& mask, F f) {
+  if constexpr (std::is_pointer_v<P>) {
+    if (mask_at(mask, 0)) f(ptr);
+  } else {
+    if (!Layout<P::size>::active()) return;
+    for (int j = 0; j < Layout<P::size>::per_thread; ++j)
+      if (mask_at(mask, j)) f(ptr[j]);
+  }
+}
+
+// How an operation touches memory.
+enum class Access { load, store, atomic };
+
+// The reductions of check_memory, as named types so that every access of every
+// kernel shares one instantiation of block_reduce (each one reserves its own
+// shared memory on the GPU).
+struct LowerAddress {
+  IRIS_HD std::uintptr_t operator()(std::uintptr_t a, std::uintptr_t b) const { return a < b ? a : b; }
+};
+struct HigherAddress {
+  IRIS_HD std::uintptr_t operator()(std::uintptr_t a, std::uintptr_t b) const { return a < b ? b : a; }
+};
+
+// Checked builds, in front of every access: the bounds of the whole access (its
+// lowest and highest active elements, over all threads of the instance; the rule
+// is in iris/checked.hpp), then, for plain loads and stores, each element against
+// the target's race detector (the CPU's; none on the GPU). Every thread of the
+// instance calls it, before any early return. Unchecked builds compile it to
+// nothing.
+template <Access A, class C, class P, class M = NoMask>
+IRIS_HD void check_memory(const C& check, const P& ptr, const M& mask = {}) {
+  if constexpr (is_checked<C>) {
+    std::uintptr_t lowest = UINTPTR_MAX, highest = 0;
+    for_each_active(ptr, mask, [&](const auto* p) {
+      const auto a = reinterpret_cast<std::uintptr_t>(p);
+      lowest = a < lowest ? a : lowest;
+      highest = a > highest ? a : highest;
+    });
+    if constexpr (!std::is_pointer_v<P>) {
+      lowest = block_reduce<std::uintptr_t>(lowest, LowerAddress{});
+      highest = block_reduce<std::uintptr_t>(highest, HigherAddress{});
+    }
+    if (lowest > highest) return;  // no active element
+    const Program& program = check.program;
+    check_access(program.ctx, reinterpret_cast<const void*>(lowest), reinterpret_cast<const void*>(highest),
+                 sizeof(pointee_t<P>), check.file, check.line, program.linear_id());
+    if constexpr (A != Access::atomic) {
+      for_each_active(ptr, mask, [&](const auto* p) {
+        detail::race_check(program.ctx, p, sizeof(pointee_t<P>), A == Access::store, check.file, check.line,
+                           program.linear_id());
+      });
+    }
+  }
+}
+
+
+// Bytes that one vector access moves: a thread's run of `vec` elements, when
+// that is a size the hardware loads in one instruction.
+template <class T, int N>
+constexpr bool vector_access = sizeof(T) * Layout<N>::vec <= 16 &&
+                               is_tile_size(sizeof(T) * Layout<N>::vec) && Layout<N>::vec > 1;
+
+template <class T, int V>
+struct alignas(sizeof(T) * V) Chunk {
+  T x[V];
+};
+
+template <class P, class M = NoMask, class O = NoOther, class C = Unchecked>
+IRIS_HD auto load(const P& ptr, const M& mask = {}, const O& other = {}, const C& check = {}) {
+  check_memory<Access::load>(check, ptr, mask);
+  if constexpr (std::is_pointer_v<P>) {
+    using T = std::remove_cv_t<std::remove_pointer_t<P>>;
+    if (!mask_at(mask, 0)) return other_at<T>(other, 0);
+    return *ptr;
+  } else if constexpr (is_contig<P>) {
+    using T = std::remove_cv_t<std::remove_pointer_t<typename P::value_type>>;
+    constexpr int N = P::size, V = Layout<N>::vec;
+    Tile<T, N> out;
+    const bool active = Layout<N>::active();
+    bool aligned = false;
+    if constexpr (vector_access<T, N>)
+      aligned = reinterpret_cast<uintptr_t>(ptr.base) % (sizeof(T) * V) == 0;
+    for (int c = 0; c < Layout<N>::per_thread; c += V) {
+      bool all = active;
+      for (int k = 0; k < V; ++k) all = all && mask_at(mask, c + k);
+      if constexpr (vector_access<T, N>) {
+        if (aligned && all) {
+          Chunk<T, V> chunk = *reinterpret_cast<const Chunk<T, V>*>(ptr[c]);
+          for (int k = 0; k < V; ++k) out.v[c + k] = chunk.x[k];
+          continue;
+        }
+      }
+      for (int k = 0; k < V; ++k) {
+        out.v[c + k] = other_at<T>(other, c + k);
+        if (active && mask_at(mask, c + k)) out.v[c + k] = *ptr[c + k];
+      }
+    }
+    return out;
+  } else {
+    using T = std::remove_cv_t<std::remove_pointer_t<typename P::value_type>>;
+    constexpr int N = P::size;
+    Tile<T, N> out;
+    const bool active = Layout<N>::active();
+    for (int j = 0; j < Layout<N>::per_thread; ++j) {
+      out.v[j] = other_at<T>(other, j);
+      if (active && mask_at(mask, j)) out.v[j] = *ptr[j];
+    }
+    return out;
+  }
+}
+
+template <class P, class X, class M = NoMask, class C = Unchecked>
+IRIS_HD void store(const P& ptr, const X& value, const M& mask = {}, const C& check = {}) {
+  check_memory<Access::store>(check, ptr, mask);
+  if constexpr (std::is_pointer_v<P>) {
+    using T = std::remove_pointer_t<P>;
+    single([&] {
+      if (!mask_at(mask, 0)) return;
+      *ptr = static_cast<T>(value);
+    });
+  } else if constexpr (is_contig<P>) {
+    using T = std::remove_pointer_t<typename P::value_type>;
+    constexpr int N = P::size, V = Layout<N>::vec;
+    if (!Layout<N>::active()) return;
+    bool aligned = false;
+    if constexpr (vector_access<T, N>)
+      aligned = reinterpret_cast<uintptr_t>(ptr.base) % (sizeof(T) * V) == 0;
+    for (int c = 0; c < Layout<N>::per_thread; c += V) {
+      bool all = true;
+      for (int k = 0; k < V; ++k) all = all && mask_at(mask, c + k);
+      if constexpr (vector_access<T, N>) {
+        if (aligned && all) {
+          Chunk<T, V> chunk;
+          for (int k = 0; k < V; ++k) chunk.x[k] = static_cast<T>(elem(value, c + k));
+          *reinterpret_cast<Chunk<T, V>*>(ptr[c]) = chunk;
+          continue;
+        }
+      }
+      for (int k = 0; k < V; ++k) {
+        if (!mask_at(mask, c + k)) continue;
+        *ptr[c + k] = static_cast<T>(elem(value, c + k));
+      }
+    }
+  } else {
+    using T = std::remove_pointer_t<typename P::value_type>;
+    constexpr int N = P::size;
+    if (!Layout<N>::active()) return;
+    for (int j = 0; j < Layout<N>::per_thread; ++j) {
+      if (!mask_at(mask, j)) continue;
+      *ptr[j] = static_cast<T>(elem(value, j));
+    }
+  }
+}
+
+}  // namespace iris

@@ -1,0 +1,42 @@
+// Synchronisation: waits, signals, fences and the device barrier.
+#pragma once
+
+#include "iris/device.hpp"
+#include "iris/ops/atomic.hpp"
+
+namespace iris {
+
+template <Sem S, Scope Sc, class T, class X, class C = Unchecked>
+IRIS_HD void wait(T* ptr, Cmp op, const X& value, const C& check = {}) {
+  check_memory<Access::atomic>(check, ptr);
+  single([&] {
+    wait_until<S, Sc>(ptr, op, static_cast<T>(value));
+    after_atomic_read<S, Sc>(check, ptr);
+  });
+}
+
+template <bool Add, Sem S, Scope Sc, class T, class X, class C = Unchecked>
+IRIS_HD void raise_signal(T* ptr, const X& value, const C& check = {}) {
+  check_memory<Access::atomic>(check, ptr);
+  single([&] {
+    before_atomic_write<S, Sc>(check, ptr);
+    if constexpr (Add) signal_add<S, Sc>(ptr, static_cast<T>(value));
+    else signal_set<S, Sc>(ptr, static_cast<T>(value));
+  });
+}
+
+template <Sem S, Scope Sc, class C = Unchecked>
+IRIS_HD void memory_fence(const C& check = {}) {
+  single([&] {
+    fence<S, Sc>();
+    if constexpr (is_checked<C> && Sc == Scope::sys)
+      detail::sync_fence(check.program.ctx, S == Sem::acquire || S == Sem::acq_rel,
+                         S == Sem::release || S == Sem::acq_rel);
+  });
+}
+
+IRIS_HD inline void device_barrier(const Program& p) {
+  single([&] { barrier(p.ctx, p.linear_id()); });
+}
+
+}  // namespace iris

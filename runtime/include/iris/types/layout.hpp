@@ -1,0 +1,49 @@
+// The layout of a tile: which elements each thread of a program instance
+// holds. A program instance runs on kThreads threads (a GPU thread block; on
+// the CPU one thread that holds every element). The layout is blocked: a
+// thread holds runs of `vec` consecutive elements (4 when the tile is large
+// enough), so a contiguous access becomes 16-byte vector loads and stores for
+// 32-bit types. It depends on N only, never on the element type, so tiles of
+// different types line up element for element.
+#pragma once
+
+#include "iris/target.hpp"
+
+#ifndef IRIS_THREADS
+#define IRIS_THREADS 256
+#endif
+
+namespace iris {
+
+#if IRIS_GPU
+inline constexpr int kThreads = IRIS_THREADS;
+// Host and device: the tile functions that use it are IRIS_HD (their host
+// instantiations, which never run, see thread 0).
+IRIS_HD inline int thread_index() {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  return static_cast<int>(threadIdx.x);
+#else
+  return 0;
+#endif
+}
+#else
+inline constexpr int kThreads = 1;
+inline int thread_index() { return 0; }
+#endif
+
+constexpr bool is_tile_size(long long n) { return n > 0 && (n & (n - 1)) == 0; }
+
+// Where element j of this thread lives in a tile of N elements.
+template <int N>
+struct Layout {
+  static_assert(is_tile_size(N), "tile sizes are positive powers of two");
+  static constexpr int per_thread = N >= kThreads ? N / kThreads : 1;
+  static constexpr int vec = per_thread < 4 ? per_thread : 4;
+  IRIS_HD static int index(int j) {
+    return (j / vec) * (kThreads * vec) + thread_index() * vec + (j % vec);
+  }
+  // Small tiles leave threads beyond N idle.
+  IRIS_HD static bool active() { return N >= kThreads || thread_index() < N; }
+};
+
+}  // namespace iris
