@@ -15,6 +15,7 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -52,6 +53,22 @@ std::string c_string(std::string_view text) {
     s += c;
   }
   return s;
+}
+
+// The namespace of a file's items: its name up to the first '.', other
+// characters than letters and digits as single '_' inside it, and "_iris"
+// ("all_gather.iris" -> all_gather_iris, "<stdin>" -> stdin_iris).
+std::string module_namespace(std::string_view source_name) {
+  std::string_view stem = source_name.substr(source_name.find_last_of("/\\") + 1);
+  stem = stem.substr(0, stem.find('.'));
+  std::string name;
+  for (char c : stem) {
+    if (std::isalnum(static_cast<unsigned char>(c))) name += c;
+    else if (!name.empty() && name.back() != '_') name += '_';
+  }
+  if (!name.empty() && name.back() == '_') name.pop_back();
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) name.insert(0, "m");
+  return name + "_iris";
 }
 
 std::string scalar_cpp(ScalarKind s) { return std::string(scalar_info(s).cpp_type); }
@@ -101,7 +118,7 @@ bool arithmetic_keeps(ScalarKind s) {
 class Emitter {
  public:
   Emitter(const llvm::SourceMgr& sources, const EmitOptions& options, llvm::raw_ostream& out)
-      : sources_(sources), options_(options), out_(out) {}
+      : sources_(sources), options_(options), out_(out), module_namespace_(module_namespace(options.source_name)) {}
 
   void module(const Module& m) {
     out_ << fmt::format(
@@ -114,7 +131,10 @@ class Emitter {
     for (const Item& item : m.items)
       if (item.kind == Item::Kind::Import && !item.import->header.empty())
         out_ << fmt::format("#include \"{}\"\n", c_string(item.import->header));
-    out_ << "\nnamespace iris_kernels {\n";
+    // The file's items live in a namespace of their own, so that the constants
+    // and device functions of several .iris files can share names in one
+    // program; the kernels are also named in iris_kernels, for host code.
+    out_ << fmt::format("\nnamespace iris_kernels {{\nnamespace {} {{\n", module_namespace_);
     for (const Item& item : m.items) {
       if (item.kind == Item::Kind::Const) constant(*item.constant);
     }
@@ -122,6 +142,10 @@ class Emitter {
       if (item.kind == Item::Kind::Function && !item.function->is_kernel) device_function(*item.function);
     for (const Item& item : m.items)
       if (item.kind == Item::Kind::Function && item.function->is_kernel) kernel(*item.function);
+    out_ << fmt::format("\n}}  // namespace {}\n\n", module_namespace_);
+    for (const Item& item : m.items)
+      if (item.kind == Item::Kind::Function && item.function->is_kernel)
+        out_ << fmt::format("using {}::{};\n", module_namespace_, cpp_name(item.function->name));
     out_ << "\n}  // namespace iris_kernels\n";
     instantiations(m);
   }
@@ -191,11 +215,11 @@ class Emitter {
       bool all_defaults = true;
       for (const Param& p : fn.ct_params) all_defaults &= p.default_value != nullptr;
       if (fn.ct_params.empty())
-        out_ << fmt::format("template void iris::launch_kernel<iris_kernels::{}>(iris::Grid, iris::Stream, "
+        out_ << fmt::format("template void iris::launch_kernel<iris_kernels::{}::{}>(iris::Grid, iris::Stream, "
                             "const iris::DeviceContext&{}{});\n",
-                            cpp_name(fn.name), fn.params.empty() ? "" : ", ", param_types(fn));
+                            module_namespace_, cpp_name(fn.name), fn.params.empty() ? "" : ", ", param_types(fn));
       else if (all_defaults)
-        out_ << fmt::format("template struct iris_kernels::{}<>;\n", cpp_name(fn.name));
+        out_ << fmt::format("template struct iris_kernels::{}::{}<>;\n", module_namespace_, cpp_name(fn.name));
     }
     out_ << "#endif\n";
   }
@@ -552,6 +576,7 @@ class Emitter {
   const llvm::SourceMgr& sources_;
   const EmitOptions& options_;
   llvm::raw_ostream& out_;
+  const std::string module_namespace_;
   int next_temp_ = 0;
   const Function* function_ = nullptr;
   std::unordered_map<std::string, int> name_uses_;
