@@ -87,7 +87,9 @@ class ThreadRendezvous {
   // Rank r's call number seq (1, 2, ...). What the world adds, through `hooks`:
   //   stopped()        true once the call can never complete;
   //   arrived(r, seq)  after r has posted, under the lock;
-  //   last(seq)        on the last arrival, before the calls are compared.
+  //   last(seq)        on the last arrival, before the calls are compared;
+  //   returned(o)      what rank o did if it returned from its body, else ""
+  //                    (for unmet()).
   template <class Hooks>
   Result meet(int r, std::uint64_t seq, const CollectiveCall& call, HeapAllocator& allocator, Hooks&& hooks) {
     std::unique_lock lock(mutex_);
@@ -116,6 +118,19 @@ class ThreadRendezvous {
       }
     }
     return {true, offset_, error_};
+  }
+
+  // The error of rank r's call #seq after meet() withdrew it: the call, and
+  // the ranks that returned and so will never make it.
+  template <class Hooks>
+  std::string unmet(int r, std::uint64_t seq, const CollectiveCall& call, Hooks&& hooks) const {
+    std::string gone;
+    for (int o = 0; o < static_cast<int>(posted_.size()); ++o) {
+      const std::string what = hooks.returned(o);
+      if (!what.empty()) gone += "; " + what;
+    }
+    return "iris: deadlock: rank " + std::to_string(r) + " waits in collective call #" + std::to_string(seq) + " (" +
+           call.describe() + ") that can never complete" + gone;
   }
 
  private:

@@ -117,19 +117,16 @@ std::uint64_t World::collective(int r, const CollectiveCall& call) {
     bool stopped() const { return world.is_aborted() || world.any_finished(); }
     void arrived(int rank, std::uint64_t n) { world.races.collective_arrive(rank, n); }
     void last(std::uint64_t n) { world.races.collective_reset_next(n); }
-  };
-  const ThreadRendezvous::Result result = rendezvous.meet(r, seq, call, allocator, Hooks{*this});
+    std::string returned(int o) const {
+      const bool finished = kind_of(world.ranks[o].activity.load(std::memory_order_acquire)) == Activity::finished;
+      return finished ? world.describe_activity(o) : std::string();
+    }
+  } hooks{*this};
+  const ThreadRendezvous::Result result = rendezvous.meet(r, seq, call, allocator, hooks);
   if (!result.met) {
     --me.collectives;
     if (is_aborted()) throw_aborted(r);
-    std::string gone;
-    for (int o = 0; o < size; ++o) {
-      if (kind_of(ranks[o].activity.load(std::memory_order_acquire)) == Activity::finished) {
-        gone += "; " + describe_activity(o);
-      }
-    }
-    fail("iris: deadlock: rank " + std::to_string(r) + " waits in collective call #" + std::to_string(seq) +
-         " (" + call.describe() + ") that can never complete" + gone);
+    fail(rendezvous.unmet(r, seq, call, hooks));
   }
   races.collective_leave(r, seq);
   if (!result.error.empty()) throw Error(result.error);

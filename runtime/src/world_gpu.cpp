@@ -374,19 +374,16 @@ std::uint64_t ThreadsWorld::collective(int r, const CollectiveCall& call) {
     bool stopped() const { return world.is_aborted() || world.any_finished(); }
     void arrived(int, std::uint64_t) {}
     void last(std::uint64_t) {}
-  };
-  const ThreadRendezvous::Result result = rendezvous_.meet(r, seq, call, allocator_, Hooks{*this});
+    std::string returned(int o) const {
+      const bool finished = world.ranks_[static_cast<std::size_t>(o)].finished.load(std::memory_order_acquire);
+      return finished ? "rank " + std::to_string(o) + " has returned from its body" : std::string();
+    }
+  } hooks{*this};
+  const ThreadRendezvous::Result result = rendezvous_.meet(r, seq, call, allocator_, hooks);
   if (!result.met) {
     --me.collectives;
     if (is_aborted()) throw_aborted(r);
-    std::string gone;
-    for (int o = 0; o < size; ++o) {
-      if (ranks_[static_cast<std::size_t>(o)].finished.load(std::memory_order_acquire)) {
-        gone += "; rank " + std::to_string(o) + " has returned from its body";
-      }
-    }
-    Error error("iris: deadlock: rank " + std::to_string(r) + " waits in collective call #" + std::to_string(seq) +
-                " (" + call.describe() + ") that can never complete" + gone);
+    Error error(rendezvous_.unmet(r, seq, call, hooks));
     abort(std::make_exception_ptr(error));
     throw error;
   }
