@@ -6,10 +6,8 @@
 // deduce return types). Device-only instructions sit behind IRIS_DEVICE_PASS; the
 // host versions are never called.
 //
-//   * atomics: on NVIDIA cuda::atomic_ref<T, scope> (libcu++), which emits the PTX
-//     instruction with the requested order and scope (atom.add.acq_rel.sys,
-//     ld.acquire.gpu, st.release.cta, fence.acq_rel.sys, ...); on AMD the
-//     __hip_atomic_* builtins with __HIP_MEMORY_SCOPE_WORKGROUP/AGENT/SYSTEM.
+//   * atomics and fences, one file per vendor: device_nvidia.hpp (libcu++'s
+//     cuda::atomic_ref) and device_amd.hpp (the __hip_atomic_* builtins).
 //     Scope::block / gpu / sys map to the thread block / the device / the system
 //     (every GPU and the host). Remote heaps live on other GPUs, so operations on
 //     translated pointers need Scope::sys to be ordered with respect to other ranks.
@@ -34,10 +32,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <type_traits>
-
-#if !defined(__HIP_PLATFORM_AMD__)
-#include <cuda/atomic>
-#endif
 
 #include "iris/checked.hpp"
 #include "iris/device_core.hpp"
@@ -120,214 +114,21 @@ class Backoff {
   [[maybe_unused]] unsigned int sleep_ns_ = 32;  // (NVIDIA only)
 };
 
-#if defined(__HIP_PLATFORM_AMD__)
-
-// ---------------------------------------------------------------- AMD (hip-clang)
-template <Scope Sc>
-inline constexpr int hip_scope = Sc == Scope::block ? __HIP_MEMORY_SCOPE_WORKGROUP
-                                 : Sc == Scope::gpu ? __HIP_MEMORY_SCOPE_AGENT
-                                                    : __HIP_MEMORY_SCOPE_SYSTEM;
-// Sem -> the builtins' order (what each access takes of it: device_core.hpp).
-constexpr int hip_order(Sem s) {
-  return s == Sem::relaxed   ? __ATOMIC_RELAXED
-         : s == Sem::acquire ? __ATOMIC_ACQUIRE
-         : s == Sem::release ? __ATOMIC_RELEASE
-                             : __ATOMIC_ACQ_REL;
-}
-template <Sem S>
-inline constexpr int rmw_order = hip_order(S);
-template <Sem S>
-inline constexpr int load_order = hip_order(load_half(S));
-template <Sem S>
-inline constexpr int store_order = hip_order(store_half(S));
-template <Sem S>
-inline constexpr int failure_order = hip_order(failure_half(S));
-
-#else
-
-// ---------------------------------------------------------------- NVIDIA (libcu++)
-template <Scope Sc>
-inline constexpr cuda::thread_scope cu_scope = Sc == Scope::block ? cuda::thread_scope_block
-                                               : Sc == Scope::gpu ? cuda::thread_scope_device
-                                                                  : cuda::thread_scope_system;
-template <class T, Scope Sc>
-using Ref = cuda::atomic_ref<T, cu_scope<Sc>>;
-
-// Sem -> libcu++'s order (what each access takes of it: device_core.hpp).
-constexpr cuda::std::memory_order cu_order(Sem s) {
-  return s == Sem::relaxed   ? cuda::std::memory_order_relaxed
-         : s == Sem::acquire ? cuda::std::memory_order_acquire
-         : s == Sem::release ? cuda::std::memory_order_release
-                             : cuda::std::memory_order_acq_rel;
-}
-template <Sem S>
-inline constexpr cuda::std::memory_order rmw_order = cu_order(S);
-template <Sem S>
-inline constexpr cuda::std::memory_order load_order = cu_order(load_half(S));
-template <Sem S>
-inline constexpr cuda::std::memory_order store_order = cu_order(store_half(S));
-template <Sem S>
-inline constexpr cuda::std::memory_order failure_order = cu_order(failure_half(S));
-
-#endif
-
-// Compare-and-swap of T, for the read-modify-writes without an instruction
-// (min/max of floating-point values). Always stores, like the instruction would.
-template <Sem S, Scope Sc, class T, class F>
-IRIS_HD T cas_update(T* p, F next);
-
 }  // namespace detail
+}  // namespace iris
 
 // ------------------------------------------------------------------ atomics
-// All return the old value. T is a 32- or 64-bit integer or floating-point type
-// (irisc only emits those); the bitwise operations need an integer type. p must be
-// naturally aligned. T is deduced from the pointer alone.
-
+// Each vendor's file: atomic_load/store/add/sub/and/or/xor/min/max/xchg/cas and
+// fence. All return the old value. T is a 32- or 64-bit integer or
+// floating-point type (irisc only emits those); the bitwise operations need an
+// integer type. p must be naturally aligned. T is deduced from the pointer alone.
 #if defined(__HIP_PLATFORM_AMD__)
-
-template <Sem S, Scope Sc, class T>
-IRIS_HD T atomic_load(T* p) {
-  static_assert(S != Sem::release, "atomic_load cannot have release semantics");
-  return __hip_atomic_load(p, detail::load_order<S>, detail::hip_scope<Sc>);
-}
-template <Sem S, Scope Sc, class T>
-IRIS_HD void atomic_store(T* p, std::type_identity_t<T> v) {
-  static_assert(S != Sem::acquire, "atomic_store cannot have acquire semantics");
-  __hip_atomic_store(p, v, detail::store_order<S>, detail::hip_scope<Sc>);
-}
-template <Sem S, Scope Sc, class T>
-IRIS_HD T atomic_add(T* p, std::type_identity_t<T> v) {
-  return __hip_atomic_fetch_add(p, v, detail::rmw_order<S>, detail::hip_scope<Sc>);
-}
-template <Sem S, Scope Sc, class T>
-IRIS_HD T atomic_sub(T* p, std::type_identity_t<T> v) {
-  return __hip_atomic_fetch_add(p, static_cast<T>(-v), detail::rmw_order<S>, detail::hip_scope<Sc>);
-}
-template <Sem S, Scope Sc, class T>
-IRIS_HD T atomic_and(T* p, std::type_identity_t<T> v) {
-  static_assert(std::is_integral_v<T>, "atomic_and needs an integer type");
-  return __hip_atomic_fetch_and(p, v, detail::rmw_order<S>, detail::hip_scope<Sc>);
-}
-template <Sem S, Scope Sc, class T>
-IRIS_HD T atomic_or(T* p, std::type_identity_t<T> v) {
-  static_assert(std::is_integral_v<T>, "atomic_or needs an integer type");
-  return __hip_atomic_fetch_or(p, v, detail::rmw_order<S>, detail::hip_scope<Sc>);
-}
-template <Sem S, Scope Sc, class T>
-IRIS_HD T atomic_xor(T* p, std::type_identity_t<T> v) {
-  static_assert(std::is_integral_v<T>, "atomic_xor needs an integer type");
-  return __hip_atomic_fetch_xor(p, v, detail::rmw_order<S>, detail::hip_scope<Sc>);
-}
-template <Sem S, Scope Sc, class T>
-IRIS_HD T atomic_min(T* p, std::type_identity_t<T> v) {
-  if constexpr (std::is_integral_v<T>) {
-    return __hip_atomic_fetch_min(p, v, detail::rmw_order<S>, detail::hip_scope<Sc>);
-  } else {
-    return detail::cas_update<S, Sc>(p, [v](T old) { return v < old ? v : old; });
-  }
-}
-template <Sem S, Scope Sc, class T>
-IRIS_HD T atomic_max(T* p, std::type_identity_t<T> v) {
-  if constexpr (std::is_integral_v<T>) {
-    return __hip_atomic_fetch_max(p, v, detail::rmw_order<S>, detail::hip_scope<Sc>);
-  } else {
-    return detail::cas_update<S, Sc>(p, [v](T old) { return old < v ? v : old; });
-  }
-}
-template <Sem S, Scope Sc, class T>
-IRIS_HD T atomic_xchg(T* p, std::type_identity_t<T> v) {
-  return __hip_atomic_exchange(p, v, detail::rmw_order<S>, detail::hip_scope<Sc>);
-}
-template <Sem S, Scope Sc, class T>
-IRIS_HD T atomic_cas(T* p, std::type_identity_t<T> expected, std::type_identity_t<T> desired) {
-  __hip_atomic_compare_exchange_strong(p, &expected, desired, detail::rmw_order<S>, detail::failure_order<S>,
-                                       detail::hip_scope<Sc>);
-  return expected;
-}
-
-template <Sem S, Scope Sc>
-IRIS_HD void fence() {
-  if constexpr (S != Sem::relaxed) {
-#if IRIS_DEVICE_PASS
-    if constexpr (Sc == Scope::block) __builtin_amdgcn_fence(detail::rmw_order<S>, "workgroup");
-    else if constexpr (Sc == Scope::gpu) __builtin_amdgcn_fence(detail::rmw_order<S>, "agent");
-    else __builtin_amdgcn_fence(detail::rmw_order<S>, "");
+#include "iris/device_amd.hpp"
 #else
-    __atomic_thread_fence(detail::rmw_order<S>);
+#include "iris/device_nvidia.hpp"
 #endif
-  }
-}
 
-#else  // NVIDIA
-
-template <Sem S, Scope Sc, class T>
-IRIS_HD T atomic_load(T* p) {
-  static_assert(S != Sem::release, "atomic_load cannot have release semantics");
-  return detail::Ref<T, Sc>(*p).load(detail::load_order<S>);
-}
-template <Sem S, Scope Sc, class T>
-IRIS_HD void atomic_store(T* p, std::type_identity_t<T> v) {
-  static_assert(S != Sem::acquire, "atomic_store cannot have acquire semantics");
-  detail::Ref<T, Sc>(*p).store(v, detail::store_order<S>);
-}
-template <Sem S, Scope Sc, class T>
-IRIS_HD T atomic_add(T* p, std::type_identity_t<T> v) {
-  return detail::Ref<T, Sc>(*p).fetch_add(v, detail::rmw_order<S>);
-}
-template <Sem S, Scope Sc, class T>
-IRIS_HD T atomic_sub(T* p, std::type_identity_t<T> v) {
-  return detail::Ref<T, Sc>(*p).fetch_sub(v, detail::rmw_order<S>);
-}
-template <Sem S, Scope Sc, class T>
-IRIS_HD T atomic_and(T* p, std::type_identity_t<T> v) {
-  static_assert(std::is_integral_v<T>, "atomic_and needs an integer type");
-  return detail::Ref<T, Sc>(*p).fetch_and(v, detail::rmw_order<S>);
-}
-template <Sem S, Scope Sc, class T>
-IRIS_HD T atomic_or(T* p, std::type_identity_t<T> v) {
-  static_assert(std::is_integral_v<T>, "atomic_or needs an integer type");
-  return detail::Ref<T, Sc>(*p).fetch_or(v, detail::rmw_order<S>);
-}
-template <Sem S, Scope Sc, class T>
-IRIS_HD T atomic_xor(T* p, std::type_identity_t<T> v) {
-  static_assert(std::is_integral_v<T>, "atomic_xor needs an integer type");
-  return detail::Ref<T, Sc>(*p).fetch_xor(v, detail::rmw_order<S>);
-}
-template <Sem S, Scope Sc, class T>
-IRIS_HD T atomic_min(T* p, std::type_identity_t<T> v) {
-  if constexpr (std::is_integral_v<T>) {
-    return detail::Ref<T, Sc>(*p).fetch_min(v, detail::rmw_order<S>);
-  } else {
-    return detail::cas_update<S, Sc>(p, [v](T old) { return v < old ? v : old; });
-  }
-}
-template <Sem S, Scope Sc, class T>
-IRIS_HD T atomic_max(T* p, std::type_identity_t<T> v) {
-  if constexpr (std::is_integral_v<T>) {
-    return detail::Ref<T, Sc>(*p).fetch_max(v, detail::rmw_order<S>);
-  } else {
-    return detail::cas_update<S, Sc>(p, [v](T old) { return old < v ? v : old; });
-  }
-}
-template <Sem S, Scope Sc, class T>
-IRIS_HD T atomic_xchg(T* p, std::type_identity_t<T> v) {
-  return detail::Ref<T, Sc>(*p).exchange(v, detail::rmw_order<S>);
-}
-// Compare-and-swap: stores `desired` if *p == expected; returns the old value either way.
-template <Sem S, Scope Sc, class T>
-IRIS_HD T atomic_cas(T* p, std::type_identity_t<T> expected, std::type_identity_t<T> desired) {
-  detail::Ref<T, Sc>(*p).compare_exchange_strong(expected, desired, detail::rmw_order<S>,
-                                                 detail::failure_order<S>);
-  return expected;  // compare_exchange left the old value here
-}
-
-template <Sem S, Scope Sc>
-IRIS_HD void fence() {
-  if constexpr (S != Sem::relaxed) cuda::atomic_thread_fence(detail::rmw_order<S>, detail::cu_scope<Sc>);
-}
-
-#endif  // NVIDIA
-
+namespace iris {
 namespace detail {
 template <Sem S, Scope Sc, class T, class F>
 IRIS_HD T cas_update(T* p, F next) {
