@@ -6,7 +6,7 @@
 //   * the memory model's enumerations (memory_model.hpp);
 //   * translate: the address of an object on another rank's heap;
 //   * what a memory order means for each kind of access (the halves of
-//     acq_rel), stated once; each target maps the result to its own orders;
+//     acq_rel), stated once; each target maps a Sem to its own order (Order::of);
 //   * compare: the comparisons of wait_until;
 //   * signals: a store or an add with the signal's order, over the target's
 //     atomics (declared here, defined by the target).
@@ -40,6 +40,17 @@ namespace detail {
 constexpr Sem load_half(Sem s) { return s == Sem::relaxed ? Sem::relaxed : Sem::acquire; }
 constexpr Sem store_half(Sem s) { return s == Sem::relaxed ? Sem::relaxed : Sem::release; }
 constexpr Sem failure_half(Sem s) { return s == Sem::relaxed || s == Sem::release ? Sem::relaxed : Sem::acquire; }
+
+// The same in a target's own terms: Order::of maps a Sem to the target's order
+// (std::memory_order, libcu++'s, or the __ATOMIC_* value of the builtins).
+template <class Order, Sem S>
+inline constexpr auto rmw_order = Order::of(S);
+template <class Order, Sem S>
+inline constexpr auto load_order = Order::of(load_half(S));
+template <class Order, Sem S>
+inline constexpr auto store_order = Order::of(store_half(S));
+template <class Order, Sem S>
+inline constexpr auto failure_order = Order::of(failure_half(S));
 
 template <class T>
 IRIS_HD constexpr bool compare(T a, Cmp op, T b) {

@@ -33,19 +33,17 @@ namespace iris {
 namespace detail {
 
 // Sem -> std::memory_order (what each access takes of it: device_core.hpp).
-constexpr std::memory_order std_order(Sem s) {
-  switch (s) {
-    case Sem::relaxed: return std::memory_order_relaxed;
-    case Sem::acquire: return std::memory_order_acquire;
-    case Sem::release: return std::memory_order_release;
-    case Sem::acq_rel: return std::memory_order_acq_rel;
+struct Order {
+  static constexpr std::memory_order of(Sem s) {
+    switch (s) {
+      case Sem::relaxed: return std::memory_order_relaxed;
+      case Sem::acquire: return std::memory_order_acquire;
+      case Sem::release: return std::memory_order_release;
+      case Sem::acq_rel: return std::memory_order_acq_rel;
+    }
+    return std::memory_order_seq_cst;
   }
-  return std::memory_order_seq_cst;
-}
-constexpr std::memory_order rmw_order(Sem s) { return std_order(s); }
-constexpr std::memory_order load_order(Sem s) { return std_order(load_half(s)); }
-constexpr std::memory_order store_order(Sem s) { return std_order(store_half(s)); }
-constexpr std::memory_order failure_order(Sem s) { return std_order(failure_half(s)); }
+};
 
 // Read-modify-write through a compare-exchange loop, for the operations that
 // std::atomic_ref lacks (min, max). Always stores (possibly the old value), so the
@@ -54,7 +52,7 @@ template <Sem S, class T, class F>
 T cas_update(T* p, F next) {
   std::atomic_ref<T> ref(*p);
   T old = ref.load(std::memory_order_relaxed);
-  while (!ref.compare_exchange_weak(old, next(old), rmw_order(S), std::memory_order_relaxed)) {
+  while (!ref.compare_exchange_weak(old, next(old), rmw_order<Order, S>, std::memory_order_relaxed)) {
   }
   return old;
 }
@@ -135,26 +133,26 @@ void check_translate(const DeviceContext& ctx, const void* p, int to_rank, const
 
 template <Sem S, Scope Sc, class T>
 T atomic_add(T* p, std::type_identity_t<T> v) {
-  return std::atomic_ref<T>(*p).fetch_add(v, detail::rmw_order(S));  // floats too (C++20)
+  return std::atomic_ref<T>(*p).fetch_add(v, detail::rmw_order<detail::Order, S>);  // floats too (C++20)
 }
 template <Sem S, Scope Sc, class T>
 T atomic_sub(T* p, std::type_identity_t<T> v) {
-  return std::atomic_ref<T>(*p).fetch_sub(v, detail::rmw_order(S));
+  return std::atomic_ref<T>(*p).fetch_sub(v, detail::rmw_order<detail::Order, S>);
 }
 template <Sem S, Scope Sc, class T>
 T atomic_and(T* p, std::type_identity_t<T> v) {
   static_assert(std::is_integral_v<T>, "atomic_and needs an integer type");
-  return std::atomic_ref<T>(*p).fetch_and(v, detail::rmw_order(S));
+  return std::atomic_ref<T>(*p).fetch_and(v, detail::rmw_order<detail::Order, S>);
 }
 template <Sem S, Scope Sc, class T>
 T atomic_or(T* p, std::type_identity_t<T> v) {
   static_assert(std::is_integral_v<T>, "atomic_or needs an integer type");
-  return std::atomic_ref<T>(*p).fetch_or(v, detail::rmw_order(S));
+  return std::atomic_ref<T>(*p).fetch_or(v, detail::rmw_order<detail::Order, S>);
 }
 template <Sem S, Scope Sc, class T>
 T atomic_xor(T* p, std::type_identity_t<T> v) {
   static_assert(std::is_integral_v<T>, "atomic_xor needs an integer type");
-  return std::atomic_ref<T>(*p).fetch_xor(v, detail::rmw_order(S));
+  return std::atomic_ref<T>(*p).fetch_xor(v, detail::rmw_order<detail::Order, S>);
 }
 template <Sem S, Scope Sc, class T>
 T atomic_min(T* p, std::type_identity_t<T> v) {
@@ -166,24 +164,24 @@ T atomic_max(T* p, std::type_identity_t<T> v) {
 }
 template <Sem S, Scope Sc, class T>
 T atomic_xchg(T* p, std::type_identity_t<T> v) {
-  return std::atomic_ref<T>(*p).exchange(v, detail::rmw_order(S));
+  return std::atomic_ref<T>(*p).exchange(v, detail::rmw_order<detail::Order, S>);
 }
 // Compare-and-swap: stores `desired` if *p == expected; returns the old value either way.
 template <Sem S, Scope Sc, class T>
 T atomic_cas(T* p, std::type_identity_t<T> expected, std::type_identity_t<T> desired) {
-  std::atomic_ref<T>(*p).compare_exchange_strong(expected, desired, detail::rmw_order(S),
-                                                 detail::failure_order(S));
+  std::atomic_ref<T>(*p).compare_exchange_strong(expected, desired, detail::rmw_order<detail::Order, S>,
+                                                 detail::failure_order<detail::Order, S>);
   return expected;  // on failure compare_exchange stored the old value here; on success it was equal
 }
 template <Sem S, Scope Sc, class T>
 T atomic_load(T* p) {
   static_assert(S != Sem::release, "atomic_load cannot have release semantics");
-  return std::atomic_ref<T>(*p).load(detail::load_order(S));
+  return std::atomic_ref<T>(*p).load(detail::load_order<detail::Order, S>);
 }
 template <Sem S, Scope Sc, class T>
 void atomic_store(T* p, std::type_identity_t<T> v) {
   static_assert(S != Sem::acquire, "atomic_store cannot have acquire semantics");
-  std::atomic_ref<T>(*p).store(v, detail::store_order(S));
+  std::atomic_ref<T>(*p).store(v, detail::store_order<detail::Order, S>);
 }
 
 // ------------------------------------------------------------------ signals
@@ -208,7 +206,7 @@ void wait_until(T* p, Cmp op, std::type_identity_t<T> value) {
 
 template <Sem S, Scope Sc>
 void fence() {
-  if constexpr (S != Sem::relaxed) std::atomic_thread_fence(detail::rmw_order(S));
+  if constexpr (S != Sem::relaxed) std::atomic_thread_fence(detail::rmw_order<detail::Order, S>);
 }
 
 // ------------------------------------------------------------------ barrier

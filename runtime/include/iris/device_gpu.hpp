@@ -114,6 +114,11 @@ class Backoff {
   [[maybe_unused]] unsigned int sleep_ns_ = 32;  // (NVIDIA only)
 };
 
+// Compare-and-swap of T, for the read-modify-writes without an instruction
+// (min/max of floating-point values). Always stores, like the instruction would.
+template <Sem S, Scope Sc, class T, class F>
+IRIS_HD T cas_update(T* p, F next);
+
 }  // namespace detail
 }  // namespace iris
 

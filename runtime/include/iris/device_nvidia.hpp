@@ -2,7 +2,8 @@
 // cuda::atomic_ref<T, scope>, which emits the PTX instruction with the
 // requested order and scope (atom.add.acq_rel.sys, ld.acquire.gpu,
 // st.release.cta, fence.acq_rel.sys, ...). Included by device_gpu.hpp, which
-// holds what NVIDIA and AMD share; device_amd.hpp is the AMD counterpart.
+// holds what NVIDIA and AMD share (and declares detail::cas_update first);
+// device_amd.hpp is the AMD counterpart.
 #pragma once
 
 #include <cuda/atomic>
@@ -23,65 +24,54 @@ template <class T, Scope Sc>
 using Ref = cuda::atomic_ref<T, cu_scope<Sc>>;
 
 // Sem -> libcu++'s order (what each access takes of it: device_core.hpp).
-constexpr cuda::std::memory_order cu_order(Sem s) {
-  return s == Sem::relaxed   ? cuda::std::memory_order_relaxed
-         : s == Sem::acquire ? cuda::std::memory_order_acquire
-         : s == Sem::release ? cuda::std::memory_order_release
-                             : cuda::std::memory_order_acq_rel;
-}
-template <Sem S>
-inline constexpr cuda::std::memory_order rmw_order = cu_order(S);
-template <Sem S>
-inline constexpr cuda::std::memory_order load_order = cu_order(load_half(S));
-template <Sem S>
-inline constexpr cuda::std::memory_order store_order = cu_order(store_half(S));
-template <Sem S>
-inline constexpr cuda::std::memory_order failure_order = cu_order(failure_half(S));
-
-// Compare-and-swap of T, for the read-modify-writes without an instruction
-// (min/max of floating-point values). Always stores, like the instruction would.
-template <Sem S, Scope Sc, class T, class F>
-IRIS_HD T cas_update(T* p, F next);
+struct Order {
+  static constexpr cuda::std::memory_order of(Sem s) {
+    return s == Sem::relaxed   ? cuda::std::memory_order_relaxed
+           : s == Sem::acquire ? cuda::std::memory_order_acquire
+           : s == Sem::release ? cuda::std::memory_order_release
+                               : cuda::std::memory_order_acq_rel;
+  }
+};
 
 }  // namespace detail
 
 template <Sem S, Scope Sc, class T>
 IRIS_HD T atomic_load(T* p) {
   static_assert(S != Sem::release, "atomic_load cannot have release semantics");
-  return detail::Ref<T, Sc>(*p).load(detail::load_order<S>);
+  return detail::Ref<T, Sc>(*p).load(detail::load_order<detail::Order, S>);
 }
 template <Sem S, Scope Sc, class T>
 IRIS_HD void atomic_store(T* p, std::type_identity_t<T> v) {
   static_assert(S != Sem::acquire, "atomic_store cannot have acquire semantics");
-  detail::Ref<T, Sc>(*p).store(v, detail::store_order<S>);
+  detail::Ref<T, Sc>(*p).store(v, detail::store_order<detail::Order, S>);
 }
 template <Sem S, Scope Sc, class T>
 IRIS_HD T atomic_add(T* p, std::type_identity_t<T> v) {
-  return detail::Ref<T, Sc>(*p).fetch_add(v, detail::rmw_order<S>);
+  return detail::Ref<T, Sc>(*p).fetch_add(v, detail::rmw_order<detail::Order, S>);
 }
 template <Sem S, Scope Sc, class T>
 IRIS_HD T atomic_sub(T* p, std::type_identity_t<T> v) {
-  return detail::Ref<T, Sc>(*p).fetch_sub(v, detail::rmw_order<S>);
+  return detail::Ref<T, Sc>(*p).fetch_sub(v, detail::rmw_order<detail::Order, S>);
 }
 template <Sem S, Scope Sc, class T>
 IRIS_HD T atomic_and(T* p, std::type_identity_t<T> v) {
   static_assert(std::is_integral_v<T>, "atomic_and needs an integer type");
-  return detail::Ref<T, Sc>(*p).fetch_and(v, detail::rmw_order<S>);
+  return detail::Ref<T, Sc>(*p).fetch_and(v, detail::rmw_order<detail::Order, S>);
 }
 template <Sem S, Scope Sc, class T>
 IRIS_HD T atomic_or(T* p, std::type_identity_t<T> v) {
   static_assert(std::is_integral_v<T>, "atomic_or needs an integer type");
-  return detail::Ref<T, Sc>(*p).fetch_or(v, detail::rmw_order<S>);
+  return detail::Ref<T, Sc>(*p).fetch_or(v, detail::rmw_order<detail::Order, S>);
 }
 template <Sem S, Scope Sc, class T>
 IRIS_HD T atomic_xor(T* p, std::type_identity_t<T> v) {
   static_assert(std::is_integral_v<T>, "atomic_xor needs an integer type");
-  return detail::Ref<T, Sc>(*p).fetch_xor(v, detail::rmw_order<S>);
+  return detail::Ref<T, Sc>(*p).fetch_xor(v, detail::rmw_order<detail::Order, S>);
 }
 template <Sem S, Scope Sc, class T>
 IRIS_HD T atomic_min(T* p, std::type_identity_t<T> v) {
   if constexpr (std::is_integral_v<T>) {
-    return detail::Ref<T, Sc>(*p).fetch_min(v, detail::rmw_order<S>);
+    return detail::Ref<T, Sc>(*p).fetch_min(v, detail::rmw_order<detail::Order, S>);
   } else {
     return detail::cas_update<S, Sc>(p, [v](T old) { return v < old ? v : old; });
   }
@@ -89,26 +79,26 @@ IRIS_HD T atomic_min(T* p, std::type_identity_t<T> v) {
 template <Sem S, Scope Sc, class T>
 IRIS_HD T atomic_max(T* p, std::type_identity_t<T> v) {
   if constexpr (std::is_integral_v<T>) {
-    return detail::Ref<T, Sc>(*p).fetch_max(v, detail::rmw_order<S>);
+    return detail::Ref<T, Sc>(*p).fetch_max(v, detail::rmw_order<detail::Order, S>);
   } else {
     return detail::cas_update<S, Sc>(p, [v](T old) { return old < v ? v : old; });
   }
 }
 template <Sem S, Scope Sc, class T>
 IRIS_HD T atomic_xchg(T* p, std::type_identity_t<T> v) {
-  return detail::Ref<T, Sc>(*p).exchange(v, detail::rmw_order<S>);
+  return detail::Ref<T, Sc>(*p).exchange(v, detail::rmw_order<detail::Order, S>);
 }
 // Compare-and-swap: stores `desired` if *p == expected; returns the old value either way.
 template <Sem S, Scope Sc, class T>
 IRIS_HD T atomic_cas(T* p, std::type_identity_t<T> expected, std::type_identity_t<T> desired) {
-  detail::Ref<T, Sc>(*p).compare_exchange_strong(expected, desired, detail::rmw_order<S>,
-                                                 detail::failure_order<S>);
+  detail::Ref<T, Sc>(*p).compare_exchange_strong(expected, desired, detail::rmw_order<detail::Order, S>,
+                                                 detail::failure_order<detail::Order, S>);
   return expected;  // compare_exchange left the old value here
 }
 
 template <Sem S, Scope Sc>
 IRIS_HD void fence() {
-  if constexpr (S != Sem::relaxed) cuda::atomic_thread_fence(detail::rmw_order<S>, detail::cu_scope<Sc>);
+  if constexpr (S != Sem::relaxed) cuda::atomic_thread_fence(detail::rmw_order<detail::Order, S>, detail::cu_scope<Sc>);
 }
 
 }  // namespace iris
