@@ -42,44 +42,37 @@ sed -n 's/^[A-Za-z0-9_]*:FILEPATH=\(.*\)$/\1/p' "$build/CMakeCache.txt" | while 
   if [ -f "$path" ] && [ -x "$path" ] && [[ $path != *.so* && $path != *.a ]]; then echo "$path"; fi
 done >"$work/programs"
 
-# The program of each command, with `cd DIR && ` and `: && ` steps split off.
-python3 - "$work/commands" >>"$work/programs" <<'PY'
+# One pass over the commands, each split into its steps at ` && `: the
+# program of every step (`cd DIR` and `:` aside) goes to programs; and, for
+# what the compiler drivers run, one compile and one link of each driver (those
+# with the most arguments: the AMD compile's offload flags) go to driver_runs,
+# with the folder they run in.
+python3 - "$work/commands" "$work/driver_runs" >>"$work/programs" <<'PY'
 import shlex, sys
-seen = set()
+seen, best = set(), {}
 for line in open(sys.argv[1]):
-    for step in line.split(" && "):
+    directory = "."
+    for step in line.rstrip("\n").split(" && "):
         try:
             words = shlex.split(step)
-        except ValueError:
+        except ValueError:  # a quote that a split step cut in two
             words = step.split()
-        if words and words[0] not in ("cd", ":") and words[0] not in seen:
+        if not words or words[0] == ":":
+            continue
+        if words[0] == "cd":
+            directory = words[1] if len(words) > 1 else directory
+            continue
+        if words[0] not in seen:
             seen.add(words[0])
             print(words[0])
-PY
-
-# What the compiler drivers run: one compile and one link of each driver
-# under -###, those with the most arguments (the AMD compile's offload
-# flags).
-python3 - "$work/commands" >"$work/driver_runs" <<'PY'
-import shlex, sys
-best = {}
-for line in open(sys.argv[1]):
-    steps = line.rstrip("\n").split(" && ")
-    directory = "."
-    for step in steps:
-        words = shlex.split(step) if step.count('"') % 2 == 0 else step.split()
-        if not words:
-            continue
-        if words[0] == "cd" and len(words) > 1:
-            directory = words[1]
-            continue
         name = words[0].rsplit("/", 1)[-1]
         if "clang" in name or name.endswith(("g++", "gcc", "c++", "cc")):
-            key = (words[0], "-c" in words)  # a compile and a link of each driver
+            key = (words[0], "-c" in words)
             if len(words) > len(best.get(key, ("", []))[1]):
                 best[key] = (directory, words)
-for directory, words in best.values():
-    print(shlex.join([directory] + words))
+with open(sys.argv[2], "w") as runs:
+    for directory, words in best.values():
+        print(shlex.join([directory] + words), file=runs)
 PY
 while read -r line; do
   eval "set -- $line"
