@@ -86,8 +86,8 @@ IRIS_HD T atomic_xchg(T* p, std::type_identity_t<T> v) {
 }
 template <Sem S, Scope Sc, class T>
 IRIS_HD T atomic_cas(T* p, std::type_identity_t<T> expected, std::type_identity_t<T> desired) {
-  __hip_atomic_compare_exchange_strong(p, &expected, desired, detail::rmw_order<detail::Order, S>, detail::failure_order<detail::Order, S>,
-                                       detail::hip_scope<Sc>);
+  __hip_atomic_compare_exchange_strong(p, &expected, desired, detail::rmw_order<detail::Order, S>,
+                                       detail::failure_order<detail::Order, S>, detail::hip_scope<Sc>);
   return expected;
 }
 
