@@ -85,15 +85,22 @@ class ThreadRendezvous {
   };
 
   // Rank r's call number seq (1, 2, ...). What the world adds, through `hooks`:
-  //   stopped()        true once the call can never complete;
+  //   aborted()        the world was aborted;
+  //   returned(o)      rank o has returned from its body (it will never arrive);
+  //   describe(o)      what rank o did, for unmet()'s message;
   //   arrived(r, seq)  after r has posted, under the lock;
-  //   last(seq)        on the last arrival, before the calls are compared;
-  //   returned(o)      what rank o did if it returned from its body, else ""
-  //                    (for unmet()).
+  //   last(seq)        on the last arrival, before the calls are compared.
+  // The call can never complete once the world is aborted or a rank returned.
   template <class Hooks>
   Result meet(int r, std::uint64_t seq, const CollectiveCall& call, HeapAllocator& allocator, Hooks&& hooks) {
+    const auto stopped = [&] {
+      if (hooks.aborted()) return true;
+      for (int o = 0; o < static_cast<int>(posted_.size()); ++o)
+        if (hooks.returned(o)) return true;
+      return false;
+    };
     std::unique_lock lock(mutex_);
-    if (hooks.stopped()) return {};
+    if (stopped()) return {};
     posted_[static_cast<std::size_t>(r)] = call;
     hooks.arrived(r, seq);
     if (++arrived_ == static_cast<int>(posted_.size())) {
@@ -111,7 +118,7 @@ class ThreadRendezvous {
       ++completed_;
       cv_.notify_all();
     } else {
-      cv_.wait(lock, [&] { return completed_ >= seq || hooks.stopped(); });
+      cv_.wait(lock, [&] { return completed_ >= seq || stopped(); });
       if (completed_ < seq) {
         --arrived_;
         return {};
@@ -125,10 +132,8 @@ class ThreadRendezvous {
   template <class Hooks>
   std::string unmet(int r, std::uint64_t seq, const CollectiveCall& call, Hooks&& hooks) const {
     std::string gone;
-    for (int o = 0; o < static_cast<int>(posted_.size()); ++o) {
-      const std::string what = hooks.returned(o);
-      if (!what.empty()) gone += "; " + what;
-    }
+    for (int o = 0; o < static_cast<int>(posted_.size()); ++o)
+      if (hooks.returned(o)) gone += "; " + hooks.describe(o);
     return "iris: deadlock: rank " + std::to_string(r) + " waits in collective call #" + std::to_string(seq) + " (" +
            call.describe() + ") that can never complete" + gone;
   }

@@ -92,13 +92,6 @@ std::string World::describe_activity(int r) const {
   return who + " is running";
 }
 
-bool World::any_finished() const {
-  for (const PerRank& p : ranks) {
-    if (kind_of(p.activity.load(std::memory_order_acquire)) == Activity::finished) return true;
-  }
-  return false;
-}
-
 std::uint64_t World::collective(int r, const CollectiveCall& call) {
   PerRank& me = ranks[r];
   if (is_aborted()) throw_aborted(r);
@@ -114,13 +107,13 @@ std::uint64_t World::collective(int r, const CollectiveCall& call) {
   // rank meet: everything before is ordered before everything after.
   struct Hooks {
     World& world;
-    bool stopped() const { return world.is_aborted() || world.any_finished(); }
+    bool aborted() const { return world.is_aborted(); }
+    bool returned(int o) const {
+      return kind_of(world.ranks[o].activity.load(std::memory_order_acquire)) == Activity::finished;
+    }
+    std::string describe(int o) const { return world.describe_activity(o); }
     void arrived(int rank, std::uint64_t n) { world.races.collective_arrive(rank, n); }
     void last(std::uint64_t n) { world.races.collective_reset_next(n); }
-    std::string returned(int o) const {
-      const bool finished = kind_of(world.ranks[o].activity.load(std::memory_order_acquire)) == Activity::finished;
-      return finished ? world.describe_activity(o) : std::string();
-    }
   } hooks{*this};
   const ThreadRendezvous::Result result = rendezvous.meet(r, seq, call, allocator, hooks);
   if (!result.met) {

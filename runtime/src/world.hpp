@@ -72,8 +72,6 @@ struct World {
   // Hang detection: is rank `other` blocked until `me` does something it has not done
   // yet? `me` must be the calling rank (its own counters are read without atomics).
   bool blocked_on(int me, int other, bool me_in_barrier) const;
-  // Whether some rank has returned from its body (it will make no more calls).
-  bool any_finished() const;
   std::string describe_activity(int r) const;
 
   DeviceContext context(int r) { return {bases.data(), heap_size, r, size, &device_barrier, &allocator.table()}; }

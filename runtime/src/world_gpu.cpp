@@ -252,7 +252,6 @@ class ThreadsWorld final : public World {
     std::atomic<bool> finished{false};
     std::uint64_t collectives = 0;  // written by the rank's thread only
   };
-  bool any_finished() const;
 
   std::atomic<bool> aborted_{false};
   std::vector<PerRank> ranks_;
@@ -357,13 +356,6 @@ void ThreadsWorld::finish() {
   }
 }
 
-bool ThreadsWorld::any_finished() const {
-  for (const PerRank& p : ranks_) {
-    if (p.finished.load(std::memory_order_acquire)) return true;
-  }
-  return false;
-}
-
 std::uint64_t ThreadsWorld::collective(int r, const CollectiveCall& call) {
   PerRank& me = ranks_[static_cast<std::size_t>(r)];
   if (is_aborted()) throw_aborted(r);
@@ -371,13 +363,13 @@ std::uint64_t ThreadsWorld::collective(int r, const CollectiveCall& call) {
   // A rank that returned from its body will never arrive.
   struct Hooks {
     ThreadsWorld& world;
-    bool stopped() const { return world.is_aborted() || world.any_finished(); }
+    bool aborted() const { return world.is_aborted(); }
+    bool returned(int o) const {
+      return world.ranks_[static_cast<std::size_t>(o)].finished.load(std::memory_order_acquire);
+    }
+    std::string describe(int o) const { return "rank " + std::to_string(o) + " has returned from its body"; }
     void arrived(int, std::uint64_t) {}
     void last(std::uint64_t) {}
-    std::string returned(int o) const {
-      const bool finished = world.ranks_[static_cast<std::size_t>(o)].finished.load(std::memory_order_acquire);
-      return finished ? "rank " + std::to_string(o) + " has returned from its body" : std::string();
-    }
   } hooks{*this};
   const ThreadRendezvous::Result result = rendezvous_.meet(r, seq, call, allocator_, hooks);
   if (!result.met) {
