@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,14 @@ using iris::detail::HeapAllocator;
 namespace {
 constexpr std::size_t KiB = 1024;
 constexpr std::size_t MiB = 1024 * KiB;
+
+// A failed collective call is reported on every rank: each rank's message holds every part.
+void check_every_rank(const std::vector<std::string>& messages, std::initializer_list<const char*> parts) {
+  for (const std::string& message : messages) {
+    CAPTURE(message);
+    for (const char* part : parts) CHECK(contains(message, part));
+  }
+}
 }  // namespace
 
 TEST_CASE("allocator: first fit with 256-byte granularity and alignment") {
@@ -169,12 +178,9 @@ TEST_CASE("allocate: errors are reported on every rank and leave the heap usable
     after[r.rank()] = reinterpret_cast<std::uintptr_t>(r.allocate(64)) -
                       reinterpret_cast<std::uintptr_t>(r.device_context().heap_bases[r.rank()]);
   });
-  for (int r = 0; r < 2; ++r) {
-    CHECK(contains(oom[r], "cannot allocate 2097152 bytes"));
-    CHECK(contains(oom[r], "heap size 1048576 bytes"));
-    CHECK(contains(align[r], "alignment 100 is not a power of two"));
-    CHECK(after[r] == 0);
-  }
+  check_every_rank(oom, {"cannot allocate 2097152 bytes", "heap size 1048576 bytes"});
+  check_every_rank(align, {"alignment 100 is not a power of two"});
+  CHECK(after == std::vector<std::uintptr_t>{0, 0});
 }
 
 TEST_CASE("collectives: a sequence that differs between ranks is detected, nobody hangs") {
@@ -206,12 +212,8 @@ TEST_CASE("collectives: a sequence that differs between ranks is detected, nobod
         if (r.rank() == 2) r.free(p);
       });
     });
-    for (int r = 0; r < 3; ++r) {
-      CHECK(contains(msg[r], "collective call #2 differs"));
-      CHECK(contains(msg[r], "rank 0 called barrier()"));
-      CHECK(contains(msg[r], "rank 1 called allocate(256 bytes"));
-      CHECK(contains(msg[r], "rank 2 called free(heap offset 0)"));
-    }
+    check_every_rank(msg, {"collective call #2 differs", "rank 0 called barrier()", "rank 1 called allocate(256 bytes",
+                           "rank 2 called free(heap offset 0)"});
   }
   SUBCASE("a rank that skips a call and returns") {
     std::vector<std::string> msg(4);
@@ -249,12 +251,10 @@ TEST_CASE("free: pointers that allocate did not return are errors on every rank"
     twice[r.rank()] = error_of([&] { r.free(p); });
     reused[r.rank()] = r.allocate(512) == p;
   });
-  for (int r = 0; r < 2; ++r) {
-    CHECK(contains(inner[r], "heap offset 256 is not the start of an allocated block"));
-    CHECK(contains(outside[r], "is not inside the symmetric heap"));
-    CHECK(contains(twice[r], "heap offset 0 is not the start of an allocated block"));
-    CHECK(reused[r] == 1);
-  }
+  check_every_rank(inner, {"heap offset 256 is not the start of an allocated block"});
+  check_every_rank(outside, {"is not inside the symmetric heap"});
+  check_every_rank(twice, {"heap offset 0 is not the start of an allocated block"});
+  CHECK(reused == std::vector<int>{1, 1});
 }
 
 TEST_CASE("run_threads: bad arguments are refused") {

@@ -29,6 +29,23 @@ struct Order {
   }
 };
 
+// The read-modify-writes (device_core.hpp names them): the builtins, but min and
+// max of floating-point values, which have no instruction, through cas_update.
+template <AtomicOp Op, Sem S, Scope Sc, class T>
+IRIS_HD T rmw(T* p, T v) {
+  constexpr int order = rmw_order<Order, S>, scope = hip_scope<Sc>;
+  if constexpr (min_or_max<Op> && !std::is_integral_v<T>)
+    return cas_update<S, Sc>(p, [v](T old) { return min_max<Op>(old, v); });
+  else if constexpr (Op == AtomicOp::add) return __hip_atomic_fetch_add(p, v, order, scope);
+  else if constexpr (Op == AtomicOp::sub) return __hip_atomic_fetch_add(p, static_cast<T>(-v), order, scope);
+  else if constexpr (Op == AtomicOp::and_) return __hip_atomic_fetch_and(p, v, order, scope);
+  else if constexpr (Op == AtomicOp::or_) return __hip_atomic_fetch_or(p, v, order, scope);
+  else if constexpr (Op == AtomicOp::xor_) return __hip_atomic_fetch_xor(p, v, order, scope);
+  else if constexpr (Op == AtomicOp::min) return __hip_atomic_fetch_min(p, v, order, scope);
+  else if constexpr (Op == AtomicOp::max) return __hip_atomic_fetch_max(p, v, order, scope);
+  else return __hip_atomic_exchange(p, v, order, scope);
+}
+
 }  // namespace detail
 
 template <Sem S, Scope Sc, class T>
@@ -40,49 +57,6 @@ template <Sem S, Scope Sc, class T>
 IRIS_HD void atomic_store(T* p, std::type_identity_t<T> v) {
   static_assert(S != Sem::acquire, "atomic_store cannot have acquire semantics");
   __hip_atomic_store(p, v, detail::store_order<detail::Order, S>, detail::hip_scope<Sc>);
-}
-template <Sem S, Scope Sc, class T>
-IRIS_HD T atomic_add(T* p, std::type_identity_t<T> v) {
-  return __hip_atomic_fetch_add(p, v, detail::rmw_order<detail::Order, S>, detail::hip_scope<Sc>);
-}
-template <Sem S, Scope Sc, class T>
-IRIS_HD T atomic_sub(T* p, std::type_identity_t<T> v) {
-  return __hip_atomic_fetch_add(p, static_cast<T>(-v), detail::rmw_order<detail::Order, S>, detail::hip_scope<Sc>);
-}
-template <Sem S, Scope Sc, class T>
-IRIS_HD T atomic_and(T* p, std::type_identity_t<T> v) {
-  static_assert(std::is_integral_v<T>, "atomic_and needs an integer type");
-  return __hip_atomic_fetch_and(p, v, detail::rmw_order<detail::Order, S>, detail::hip_scope<Sc>);
-}
-template <Sem S, Scope Sc, class T>
-IRIS_HD T atomic_or(T* p, std::type_identity_t<T> v) {
-  static_assert(std::is_integral_v<T>, "atomic_or needs an integer type");
-  return __hip_atomic_fetch_or(p, v, detail::rmw_order<detail::Order, S>, detail::hip_scope<Sc>);
-}
-template <Sem S, Scope Sc, class T>
-IRIS_HD T atomic_xor(T* p, std::type_identity_t<T> v) {
-  static_assert(std::is_integral_v<T>, "atomic_xor needs an integer type");
-  return __hip_atomic_fetch_xor(p, v, detail::rmw_order<detail::Order, S>, detail::hip_scope<Sc>);
-}
-template <Sem S, Scope Sc, class T>
-IRIS_HD T atomic_min(T* p, std::type_identity_t<T> v) {
-  if constexpr (std::is_integral_v<T>) {
-    return __hip_atomic_fetch_min(p, v, detail::rmw_order<detail::Order, S>, detail::hip_scope<Sc>);
-  } else {
-    return detail::cas_update<S, Sc>(p, [v](T old) { return v < old ? v : old; });
-  }
-}
-template <Sem S, Scope Sc, class T>
-IRIS_HD T atomic_max(T* p, std::type_identity_t<T> v) {
-  if constexpr (std::is_integral_v<T>) {
-    return __hip_atomic_fetch_max(p, v, detail::rmw_order<detail::Order, S>, detail::hip_scope<Sc>);
-  } else {
-    return detail::cas_update<S, Sc>(p, [v](T old) { return old < v ? v : old; });
-  }
-}
-template <Sem S, Scope Sc, class T>
-IRIS_HD T atomic_xchg(T* p, std::type_identity_t<T> v) {
-  return __hip_atomic_exchange(p, v, detail::rmw_order<detail::Order, S>, detail::hip_scope<Sc>);
 }
 template <Sem S, Scope Sc, class T>
 IRIS_HD T atomic_cas(T* p, std::type_identity_t<T> expected, std::type_identity_t<T> desired) {

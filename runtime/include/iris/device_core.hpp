@@ -1,15 +1,19 @@
 // Iris runtime: the part of the device primitives that is the same on every
 // target. The per-target files (device_cpu.hpp; device_gpu.hpp for NVIDIA and
-// AMD) include it and add what the hardware decides: the atomics, waits,
-// fences, the device barrier and checked mode's reports.
+// AMD) include it and add what the hardware decides: the atomic instructions
+// (detail::rmw, atomic_load, atomic_store, atomic_cas), waits, fences, the
+// device barrier and checked mode's reports.
 //
 //   * the memory model's enumerations (memory_model.hpp);
 //   * translate: the address of an object on another rank's heap;
 //   * what a memory order means for each kind of access (the halves of
 //     acq_rel), stated once; each target maps a Sem to its own order (Order::of);
 //   * compare: the comparisons of wait_until;
+//   * the read-modify-writes by name (atomic_add ... atomic_xchg), each the
+//     target's detail::rmw<Op>, and what the targets' rmw share: the member
+//     functions of an atomic_ref, what min and max store;
 //   * signals: a store or an add with the signal's order, over the target's
-//     atomics (declared here, defined by the target).
+//     atomics.
 #pragma once
 
 #include <cstdint>
@@ -65,13 +69,67 @@ IRIS_HD constexpr bool compare(T a, Cmp op, T b) {
   return false;
 }
 
+// The read-modify-write Op on *p with order S at scope Sc; returns the old value
+// (defined by the target, from the helpers below).
+template <AtomicOp Op, Sem S, Scope Sc, class T>
+IRIS_HD T rmw(T* p, T v);
+
+template <AtomicOp Op>
+inline constexpr bool bitwise = Op == AtomicOp::and_ || Op == AtomicOp::or_ || Op == AtomicOp::xor_;
+template <AtomicOp Op>
+inline constexpr bool min_or_max = Op == AtomicOp::min || Op == AtomicOp::max;
+
+// Op through the member functions of an atomic_ref: std::atomic_ref's on the
+// CPU, libcu++'s cuda::atomic_ref on NVIDIA (which has min and max too).
+template <AtomicOp Op, class Ref, class T, class MemoryOrder>
+IRIS_HD T rmw_on_ref(Ref ref, T v, MemoryOrder order) {
+  if constexpr (Op == AtomicOp::add) return ref.fetch_add(v, order);  // floats too (C++20)
+  else if constexpr (Op == AtomicOp::sub) return ref.fetch_sub(v, order);
+  else if constexpr (Op == AtomicOp::and_) return ref.fetch_and(v, order);
+  else if constexpr (Op == AtomicOp::or_) return ref.fetch_or(v, order);
+  else if constexpr (Op == AtomicOp::xor_) return ref.fetch_xor(v, order);
+  else if constexpr (Op == AtomicOp::min) return ref.fetch_min(v, order);
+  else if constexpr (Op == AtomicOp::max) return ref.fetch_max(v, order);
+  else return ref.exchange(v, order);
+}
+
+// What min and max store, for the targets' compare-and-swap loops where there is
+// no instruction: v where it beats the old value (a NaN never does), else the old.
+template <AtomicOp Op, class T>
+IRIS_HD constexpr T min_max(T old, T v) {
+  static_assert(min_or_max<Op>);
+  const bool beats = Op == AtomicOp::min ? v < old : old < v;
+  return beats ? v : old;
+}
+
 }  // namespace detail
 
-// The target's atomics that signals are made of (defined by the target).
+// ------------------------------------------------------------------ atomics
+// The read-modify-writes by name, the same on every target: each is the target's
+// detail::rmw<Op>. All return the old value. T is a type the target's atomics
+// support (irisc emits 32- and 64-bit integers and floating-point types); the
+// bitwise operations need an integer type. p must be naturally aligned. T is
+// deduced from the pointer alone (type_identity_t on the values), so
+// atomic_add<...>(u64_ptr, 1) converts the 1 instead of failing to deduce.
+#define IRIS_NAMED_RMW(name, op)                                                                             \
+  template <Sem S, Scope Sc, class T>                                                                        \
+  IRIS_HD T name(T* p, std::type_identity_t<T> v) {                                                          \
+    static_assert(!detail::bitwise<AtomicOp::op> || std::is_integral_v<T>, #name " needs an integer type"); \
+    return detail::rmw<AtomicOp::op, S, Sc>(p, v);                                                           \
+  }
+IRIS_NAMED_RMW(atomic_add, add)
+IRIS_NAMED_RMW(atomic_sub, sub)
+IRIS_NAMED_RMW(atomic_and, and_)
+IRIS_NAMED_RMW(atomic_or, or_)
+IRIS_NAMED_RMW(atomic_xor, xor_)
+IRIS_NAMED_RMW(atomic_min, min)
+IRIS_NAMED_RMW(atomic_max, max)
+IRIS_NAMED_RMW(atomic_xchg, xchg)
+#undef IRIS_NAMED_RMW
+
+// The target's atomic store, which signal_set is made of (defined by the target).
 template <Sem S, Scope Sc, class T>
 IRIS_HD void atomic_store(T* p, std::type_identity_t<T> v);
-template <Sem S, Scope Sc, class T>
-IRIS_HD T atomic_add(T* p, std::type_identity_t<T> v);
 
 // Raising a signal: a store (set) or an add with the signal's memory order.
 template <Sem S, Scope Sc, class T>

@@ -57,6 +57,17 @@ T cas_update(T* p, F next) {
   return old;
 }
 
+// The read-modify-writes (device_core.hpp names them): std::atomic_ref's own,
+// but min and max, which it lacks, through cas_update.
+template <AtomicOp Op, Sem S, Scope Sc, class T>
+T rmw(T* p, T v) {
+  if constexpr (min_or_max<Op>) {
+    return cas_update<S>(p, [v](T old) { return min_max<Op>(old, v); });
+  } else {
+    return rmw_on_ref<Op>(std::atomic_ref<T>(*p), v, rmw_order<Order, S>);
+  }
+}
+
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
@@ -126,46 +137,10 @@ void check_translate(const DeviceContext& ctx, const void* p, int to_rank, const
 }  // namespace detail
 
 // ------------------------------------------------------------------ atomics
-// All return the old value. T must be a type std::atomic_ref supports; the bitwise
-// operations need an integer type. p must be suitably aligned (natural alignment).
-// T is deduced from the pointer alone (type_identity_t on the values), so
-// atomic_add<...>(u64_ptr, 1) converts the 1 instead of failing to deduce.
+// The read-modify-writes by name are device_core.hpp's, over detail::rmw above.
+// All return the old value. T must be a type std::atomic_ref supports; p must be
+// suitably aligned (natural alignment).
 
-template <Sem S, Scope Sc, class T>
-T atomic_add(T* p, std::type_identity_t<T> v) {
-  return std::atomic_ref<T>(*p).fetch_add(v, detail::rmw_order<detail::Order, S>);  // floats too (C++20)
-}
-template <Sem S, Scope Sc, class T>
-T atomic_sub(T* p, std::type_identity_t<T> v) {
-  return std::atomic_ref<T>(*p).fetch_sub(v, detail::rmw_order<detail::Order, S>);
-}
-template <Sem S, Scope Sc, class T>
-T atomic_and(T* p, std::type_identity_t<T> v) {
-  static_assert(std::is_integral_v<T>, "atomic_and needs an integer type");
-  return std::atomic_ref<T>(*p).fetch_and(v, detail::rmw_order<detail::Order, S>);
-}
-template <Sem S, Scope Sc, class T>
-T atomic_or(T* p, std::type_identity_t<T> v) {
-  static_assert(std::is_integral_v<T>, "atomic_or needs an integer type");
-  return std::atomic_ref<T>(*p).fetch_or(v, detail::rmw_order<detail::Order, S>);
-}
-template <Sem S, Scope Sc, class T>
-T atomic_xor(T* p, std::type_identity_t<T> v) {
-  static_assert(std::is_integral_v<T>, "atomic_xor needs an integer type");
-  return std::atomic_ref<T>(*p).fetch_xor(v, detail::rmw_order<detail::Order, S>);
-}
-template <Sem S, Scope Sc, class T>
-T atomic_min(T* p, std::type_identity_t<T> v) {
-  return detail::cas_update<S>(p, [v](T old) { return v < old ? v : old; });
-}
-template <Sem S, Scope Sc, class T>
-T atomic_max(T* p, std::type_identity_t<T> v) {
-  return detail::cas_update<S>(p, [v](T old) { return old < v ? v : old; });
-}
-template <Sem S, Scope Sc, class T>
-T atomic_xchg(T* p, std::type_identity_t<T> v) {
-  return std::atomic_ref<T>(*p).exchange(v, detail::rmw_order<detail::Order, S>);
-}
 // Compare-and-swap: stores `desired` if *p == expected; returns the old value either way.
 template <Sem S, Scope Sc, class T>
 T atomic_cas(T* p, std::type_identity_t<T> expected, std::type_identity_t<T> desired) {

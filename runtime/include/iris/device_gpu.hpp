@@ -123,10 +123,9 @@ IRIS_HD T cas_update(T* p, F next);
 }  // namespace iris
 
 // ------------------------------------------------------------------ atomics
-// Each vendor's file: atomic_load/store/add/sub/and/or/xor/min/max/xchg/cas and
-// fence. All return the old value. T is a 32- or 64-bit integer or
-// floating-point type (irisc only emits those); the bitwise operations need an
-// integer type. p must be naturally aligned. T is deduced from the pointer alone.
+// Each vendor's file: detail::rmw (the read-modify-writes that device_core.hpp
+// names), atomic_load/store/cas and fence. T is a 32- or 64-bit integer or
+// floating-point type (irisc only emits those); p must be naturally aligned.
 #if defined(__HIP_PLATFORM_AMD__)
 #include "iris/device_amd.hpp"
 #else

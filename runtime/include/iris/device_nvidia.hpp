@@ -33,6 +33,17 @@ struct Order {
   }
 };
 
+// The read-modify-writes (device_core.hpp names them): libcu++'s, but min and
+// max of floating-point values, which have no instruction, through cas_update.
+template <AtomicOp Op, Sem S, Scope Sc, class T>
+IRIS_HD T rmw(T* p, T v) {
+  if constexpr (min_or_max<Op> && !std::is_integral_v<T>) {
+    return cas_update<S, Sc>(p, [v](T old) { return min_max<Op>(old, v); });
+  } else {
+    return rmw_on_ref<Op>(Ref<T, Sc>(*p), v, rmw_order<Order, S>);
+  }
+}
+
 }  // namespace detail
 
 template <Sem S, Scope Sc, class T>
@@ -44,49 +55,6 @@ template <Sem S, Scope Sc, class T>
 IRIS_HD void atomic_store(T* p, std::type_identity_t<T> v) {
   static_assert(S != Sem::acquire, "atomic_store cannot have acquire semantics");
   detail::Ref<T, Sc>(*p).store(v, detail::store_order<detail::Order, S>);
-}
-template <Sem S, Scope Sc, class T>
-IRIS_HD T atomic_add(T* p, std::type_identity_t<T> v) {
-  return detail::Ref<T, Sc>(*p).fetch_add(v, detail::rmw_order<detail::Order, S>);
-}
-template <Sem S, Scope Sc, class T>
-IRIS_HD T atomic_sub(T* p, std::type_identity_t<T> v) {
-  return detail::Ref<T, Sc>(*p).fetch_sub(v, detail::rmw_order<detail::Order, S>);
-}
-template <Sem S, Scope Sc, class T>
-IRIS_HD T atomic_and(T* p, std::type_identity_t<T> v) {
-  static_assert(std::is_integral_v<T>, "atomic_and needs an integer type");
-  return detail::Ref<T, Sc>(*p).fetch_and(v, detail::rmw_order<detail::Order, S>);
-}
-template <Sem S, Scope Sc, class T>
-IRIS_HD T atomic_or(T* p, std::type_identity_t<T> v) {
-  static_assert(std::is_integral_v<T>, "atomic_or needs an integer type");
-  return detail::Ref<T, Sc>(*p).fetch_or(v, detail::rmw_order<detail::Order, S>);
-}
-template <Sem S, Scope Sc, class T>
-IRIS_HD T atomic_xor(T* p, std::type_identity_t<T> v) {
-  static_assert(std::is_integral_v<T>, "atomic_xor needs an integer type");
-  return detail::Ref<T, Sc>(*p).fetch_xor(v, detail::rmw_order<detail::Order, S>);
-}
-template <Sem S, Scope Sc, class T>
-IRIS_HD T atomic_min(T* p, std::type_identity_t<T> v) {
-  if constexpr (std::is_integral_v<T>) {
-    return detail::Ref<T, Sc>(*p).fetch_min(v, detail::rmw_order<detail::Order, S>);
-  } else {
-    return detail::cas_update<S, Sc>(p, [v](T old) { return v < old ? v : old; });
-  }
-}
-template <Sem S, Scope Sc, class T>
-IRIS_HD T atomic_max(T* p, std::type_identity_t<T> v) {
-  if constexpr (std::is_integral_v<T>) {
-    return detail::Ref<T, Sc>(*p).fetch_max(v, detail::rmw_order<detail::Order, S>);
-  } else {
-    return detail::cas_update<S, Sc>(p, [v](T old) { return old < v ? v : old; });
-  }
-}
-template <Sem S, Scope Sc, class T>
-IRIS_HD T atomic_xchg(T* p, std::type_identity_t<T> v) {
-  return detail::Ref<T, Sc>(*p).exchange(v, detail::rmw_order<detail::Order, S>);
 }
 // Compare-and-swap: stores `desired` if *p == expected; returns the old value either way.
 template <Sem S, Scope Sc, class T>

@@ -107,46 +107,57 @@ struct alignas(sizeof(T) * V) Chunk {
   T x[V];
 };
 
+// A pointer tile's elements of this thread, in runs of Layout's `vec`
+// consecutive elements where the tile is contiguous (single elements where it
+// is not). A run that the hardware moves in one vector access (vector_access),
+// aligned to its size and all of it active and unmasked, goes whole to
+// `on_run(first, c)`: it starts at element c, whose address is `first`. The
+// other elements go one at a time to `on_element(j, on)`, `on` telling whether
+// element j is active and unmasked. Load and store share it, so that both take
+// the vector path under the same conditions.
+template <class P, class M, class OnRun, class OnElement>
+IRIS_HD void for_each_run(const P& ptr, const M& mask, OnRun on_run, OnElement on_element) {
+  using T = std::remove_pointer_t<typename P::value_type>;
+  constexpr int N = P::size;
+  constexpr bool vectors = is_contig<P> && vector_access<T, N>;
+  constexpr int V = is_contig<P> ? Layout<N>::vec : 1;
+  const bool active = Layout<N>::active();
+  bool aligned = false;
+  if constexpr (vectors)
+    aligned = reinterpret_cast<uintptr_t>(ptr.base) % (sizeof(T) * V) == 0;
+  for (int c = 0; c < Layout<N>::per_thread; c += V) {
+    if constexpr (vectors) {
+      bool all = active;
+      for (int k = 0; k < V; ++k) all = all && mask_at(mask, c + k);
+      if (aligned && all) {
+        on_run(ptr[c], c);
+        continue;
+      }
+    }
+    for (int k = 0; k < V; ++k) on_element(c + k, active && mask_at(mask, c + k));
+  }
+}
+
 template <class P, class M = NoMask, class O = NoOther, class C = Unchecked>
 IRIS_HD auto load(const P& ptr, const M& mask = {}, const O& other = {}, const C& check = {}) {
   check_memory<Access::load>(check, ptr, mask);
+  using T = pointee_t<P>;
   if constexpr (std::is_pointer_v<P>) {
-    using T = std::remove_cv_t<std::remove_pointer_t<P>>;
     if (!mask_at(mask, 0)) return other_at<T>(other, 0);
     return *ptr;
-  } else if constexpr (is_contig<P>) {
-    using T = std::remove_cv_t<std::remove_pointer_t<typename P::value_type>>;
-    constexpr int N = P::size, V = Layout<N>::vec;
-    Tile<T, N> out;
-    const bool active = Layout<N>::active();
-    bool aligned = false;
-    if constexpr (vector_access<T, N>)
-      aligned = reinterpret_cast<uintptr_t>(ptr.base) % (sizeof(T) * V) == 0;
-    for (int c = 0; c < Layout<N>::per_thread; c += V) {
-      bool all = active;
-      for (int k = 0; k < V; ++k) all = all && mask_at(mask, c + k);
-      if constexpr (vector_access<T, N>) {
-        if (aligned && all) {
-          Chunk<T, V> chunk = *reinterpret_cast<const Chunk<T, V>*>(ptr[c]);
-          for (int k = 0; k < V; ++k) out.v[c + k] = chunk.x[k];
-          continue;
-        }
-      }
-      for (int k = 0; k < V; ++k) {
-        out.v[c + k] = other_at<T>(other, c + k);
-        if (active && mask_at(mask, c + k)) out.v[c + k] = *ptr[c + k];
-      }
-    }
-    return out;
   } else {
-    using T = std::remove_cv_t<std::remove_pointer_t<typename P::value_type>>;
-    constexpr int N = P::size;
-    Tile<T, N> out;
-    const bool active = Layout<N>::active();
-    for (int j = 0; j < Layout<N>::per_thread; ++j) {
-      out.v[j] = other_at<T>(other, j);
-      if (active && mask_at(mask, j)) out.v[j] = *ptr[j];
-    }
+    Tile<T, P::size> out;
+    for_each_run(
+        ptr, mask,
+        [&](const auto* first, int c) {
+          constexpr int V = Layout<P::size>::vec;
+          const Chunk<T, V> values = *reinterpret_cast<const Chunk<T, V>*>(first);
+          for (int k = 0; k < V; ++k) out.v[c + k] = values.x[k];
+        },
+        [&](int j, bool on) {
+          out.v[j] = other_at<T>(other, j);
+          if (on) out.v[j] = *ptr[j];
+        });
     return out;
   }
 }
@@ -160,37 +171,19 @@ IRIS_HD void store(const P& ptr, const X& value, const M& mask = {}, const C& ch
       if (!mask_at(mask, 0)) return;
       *ptr = static_cast<T>(value);
     });
-  } else if constexpr (is_contig<P>) {
-    using T = std::remove_pointer_t<typename P::value_type>;
-    constexpr int N = P::size, V = Layout<N>::vec;
-    if (!Layout<N>::active()) return;
-    bool aligned = false;
-    if constexpr (vector_access<T, N>)
-      aligned = reinterpret_cast<uintptr_t>(ptr.base) % (sizeof(T) * V) == 0;
-    for (int c = 0; c < Layout<N>::per_thread; c += V) {
-      bool all = true;
-      for (int k = 0; k < V; ++k) all = all && mask_at(mask, c + k);
-      if constexpr (vector_access<T, N>) {
-        if (aligned && all) {
-          Chunk<T, V> chunk;
-          for (int k = 0; k < V; ++k) chunk.x[k] = static_cast<T>(elem(value, c + k));
-          *reinterpret_cast<Chunk<T, V>*>(ptr[c]) = chunk;
-          continue;
-        }
-      }
-      for (int k = 0; k < V; ++k) {
-        if (!mask_at(mask, c + k)) continue;
-        *ptr[c + k] = static_cast<T>(elem(value, c + k));
-      }
-    }
   } else {
     using T = std::remove_pointer_t<typename P::value_type>;
-    constexpr int N = P::size;
-    if (!Layout<N>::active()) return;
-    for (int j = 0; j < Layout<N>::per_thread; ++j) {
-      if (!mask_at(mask, j)) continue;
-      *ptr[j] = static_cast<T>(elem(value, j));
-    }
+    for_each_run(
+        ptr, mask,
+        [&](auto* first, int c) {
+          constexpr int V = Layout<P::size>::vec;
+          Chunk<T, V> values;
+          for (int k = 0; k < V; ++k) values.x[k] = static_cast<T>(elem(value, c + k));
+          *reinterpret_cast<Chunk<T, V>*>(first) = values;
+        },
+        [&](int j, bool on) {
+          if (on) *ptr[j] = static_cast<T>(elem(value, j));
+        });
   }
 }
 
