@@ -8,6 +8,7 @@
 #include "irisc/emit.h"
 #include "irisc/frontend.h"
 #include "irisc/import_protocol.h"
+#include "irisc/lower.h"
 #include "irisc/summary.h"
 #include "irisc/verify.h"
 
@@ -28,7 +29,7 @@ using namespace irisc;
 
 namespace {
 
-enum class Emit { Summary, Tokens, Ast, Checked, Cpp };
+enum class Emit { Summary, Tokens, Ast, Checked, Tir, Cpp };
 
 constexpr int kExitUserError = 1;
 constexpr int kExitUsage = 2;
@@ -51,15 +52,20 @@ cl::opt<Emit> emit(
                clEnumValN(Emit::Tokens, "tokens", "the lexer's tokens"),
                clEnumValN(Emit::Ast, "ast", "the syntax tree"),
                clEnumValN(Emit::Checked, "checked", "the typed tree after checking"),
+               clEnumValN(Emit::Tir, "tir", "the tile IR after the lowering passes (see --stop-after)"),
                clEnumValN(Emit::Cpp, "cpp", "C++ for the runtime's tile library (GPU or CPU target)")),
     cl::cat(category));
 cl::opt<bool> verify("verify",
                      cl::desc("Check diagnostics against expected-error/expected-note comments"),
                      cl::cat(category));
 cl::opt<bool> checked("checked",
-                      cl::desc("With --emit=cpp: check heap accesses, ranks and translations at run "
-                               "time, reporting the .iris location"),
+                      cl::desc("With --emit=cpp or tir: check heap accesses, ranks and translations at "
+                               "run time, reporting the .iris location"),
                       cl::cat(category));
+cl::opt<std::string> stop_after("stop-after",
+                                cl::desc("With --emit=tir: print the tile IR after lowering pass <pass> "
+                                         "(build, then the passes of lower.cpp in order)"),
+                                cl::value_desc("pass"), cl::cat(category));
 // gcc's dependency-file options, so build systems can use irisc like a C
 // compiler (CMake's DEPFILE, make's -include).
 cl::opt<bool> write_deps("MD", cl::desc("Also write a dependency file (make rule) of the files read"),
@@ -130,8 +136,20 @@ int write_deps_file(const Module* module) {
   return 0;
 }
 
+// Checks --stop-after; returns an error message or "".
+std::string stop_after_usage_error() {
+  if (stop_after.empty()) return "";
+  if (emit != Emit::Tir) return "--stop-after needs --emit=tir";
+  for (std::string_view pass : pass_names())
+    if (pass == stop_after) return "";
+  std::string known;
+  for (std::string_view pass : pass_names()) known += (known.empty() ? "" : ", ") + std::string(pass);
+  return "--stop-after: no pass named '" + stop_after + "' (the passes: " + known + ")";
+}
+
 int run(const char* argv0) {
   if (std::string error = depfile_usage_error(); !error.empty()) return fail(error, kExitUsage);
+  if (std::string error = stop_after_usage_error(); !error.empty()) return fail(error, kExitUsage);
 
   auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(input, /*IsText=*/true);
   if (!buffer) return fail("cannot open '" + input + "': " + buffer.getError().message(), kExitUserError);
@@ -157,11 +175,15 @@ int run(const char* argv0) {
     case Emit::Tokens: print_tokens(result, sources, out); break;
     case Emit::Ast: print_module(*result.module, sources, false, out); break;
     case Emit::Checked: print_module(*result.module, sources, true, out); break;
+    case Emit::Tir:
     case Emit::Cpp: {
-      EmitOptions options;
+      LowerOptions options;
       options.source_name = input == "-" ? "<stdin>" : input.getValue();
       options.checked = checked;
-      emit_cpp(*result.module, sources, options, out);
+      options.stop_after = stop_after;
+      TirModule tir = lower(*result.module, options);
+      if (emit == Emit::Tir) print_tir(tir, sources, out);
+      else emit_cpp(tir, sources, out);
       break;
     }
     case Emit::Summary: print_summary(*result.module, input == "-" ? "<stdin>" : input.getValue(), out); break;

@@ -4,8 +4,13 @@
 // timeouts, running out of memory) it checks two invariants and aborts when
 // one fails: every diagnostic is located inside the input, and the result is
 // `ok` exactly when no error was reported. A checked module is also printed
-// (to nowhere), so the tree printer and the summary run on checked trees.
+// (to nowhere), so the tree printer and the summary run on checked trees, and
+// lowered for unchecked and checked builds and printed as TIR and C++, so
+// that every lowering pass runs on every program the checker accepts (an
+// internal error there throws, which ends the run).
+#include "irisc/emit.h"
 #include "irisc/frontend.h"
+#include "irisc/lower.h"
 #include "irisc/summary.h"
 
 #include <llvm/Support/MemoryBuffer.h>
@@ -52,6 +57,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (result.ok) {
     print_module(*result.module, sources, /*checked=*/true, llvm::nulls());
     print_summary(*result.module, "fuzz.iris", llvm::nulls());
+    for (bool checked : {false, true}) {
+      TirModule tir = lower(*result.module, {"fuzz.iris", checked, ""});
+      print_tir(tir, sources, llvm::nulls());
+      emit_cpp(tir, sources, llvm::nulls());
+    }
   }
   return 0;
 }

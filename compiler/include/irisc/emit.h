@@ -1,25 +1,14 @@
-// Code emission: the checked tree to C++ written against the runtime's tile
-// library (runtime/include/iris/kernel.hpp). The same text builds for every
-// target: a GPU compiler gets the GPU runtime, a host C++ compiler the CPU
-// emulation.
+// Code emission: TIR, after the lowering passes, printed as C++ written
+// against the runtime's tile library (runtime/include/iris/kernel.hpp). The
+// same text builds for every target: a GPU compiler gets the GPU runtime, a
+// host C++ compiler the CPU emulation.
 #pragma once
 
-#include "irisc/ast.h"
-
-#include <string>
+#include "irisc/tir.h"
 
 namespace irisc {
 
-struct EmitOptions {
-  std::string source_name;  // for #line directives and the header comment
-  bool line_directives = true;
-  // Check every access through a symmetric-heap pointer and every `@` at run
-  // time, reporting violations with their .iris location.
-  bool checked = false;
-};
-
-// Writes the generated C++ for a module that passed the checker.
-void emit_cpp(const Module& module, const llvm::SourceMgr& sources, const EmitOptions& options,
-              llvm::raw_ostream& out);
+// Writes the generated C++ for a lowered module (lower.h).
+void emit_cpp(const TirModule& module, const llvm::SourceMgr& sources, llvm::raw_ostream& out);
 
 }  // namespace irisc

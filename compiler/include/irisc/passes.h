@@ -1,0 +1,29 @@
+// The lowering passes, each in its own file (tir_build.cpp, pass_*.cpp);
+// lower.cpp runs them in order.
+#pragma once
+
+#include "irisc/ast.h"
+#include "irisc/tir.h"
+
+namespace irisc {
+
+// The checked tree as TIR, every conversion, broadcast and translation explicit.
+TirModule build_tir(const Module& module, std::string_view source_name);
+
+// `p @ rank()` is p: its translations go (unchecked builds only, so that a
+// checked build still checks the pointer).
+void elide_own_rank(TirModule& module);
+
+// Moves each translation from a pointer tile to the scalar pointer it is
+// built from, so that it happens once per tile (unchecked builds only).
+void hoist_translations(TirModule& module);
+
+// Marks the operations the runtime checks in a checked build: translations,
+// fences, and accesses through pointers into a symmetric heap.
+void mark_checked_sites(TirModule& module);
+
+// The C++ names of the module's namespace, functions, variables and loop
+// bounds, free of C++ keywords and of shadowing.
+void assign_names(TirModule& module);
+
+}  // namespace irisc

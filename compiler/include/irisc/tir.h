@@ -1,0 +1,184 @@
+// The tile IR (TIR): the program between the checker and the C++ printer.
+//
+// The checked tree says what the user wrote; TIR says what runs. The builder
+// (tir_build.cpp) makes explicit what the tree leaves to context: every
+// literal has its concrete type, every scalar used as a tile is a Broadcast,
+// every narrowing after C++'s integer promotion is a Convert, every `@` is a
+// Translate, and every built-in is the operation of the runtime that
+// implements it (tir_ops.def). The passes of lower.cpp then rewrite it, each
+// a small walk in its own file, and emit_cpp.cpp prints it as C++.
+//
+// Expressions stay trees, as in the source: the C++ printer writes each as
+// one C++ expression, so the tile library's symbolic tiles (arange offsets,
+// contiguous pointers) stay symbolic for the C++ compiler. --emit=tir prints
+// them one operation a line.
+//
+// A value's type is its element (a scalar, or a pointer with its address
+// space), its shape (one dimension now; two once 2-D tiles exist) and its
+// layout. Nodes live in the TirModule's deques, so pointers to them are stable
+// and the module frees them without recursion.
+#pragma once
+
+#include "irisc/types.h"
+
+#include <llvm/ADT/SmallVector.h>
+#include <llvm/Support/SMLoc.h>
+#include <llvm/Support/SourceMgr.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <deque>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace irisc {
+
+enum class TirOp : uint8_t {
+#define TIR_LEAF(Name, Spelling) Name,
+#define TIR_UNARY(Name, Spelling, Token, Runtime) Name,
+#define TIR_BINARY(Name, Spelling, Token, Runtime) Name,
+#define TIR_OP(Name, Spelling, Category, Runtime) Name,
+#include "irisc/tir_ops.def"
+};
+
+enum class TirCategory : uint8_t {
+  Leaf, Unary, Binary, Convert, Broadcast, Translate, Query, Shape, Select, Reduce, Memory, Atomic,
+  Sync, Call,
+};
+
+struct TirOpInfo {
+  std::string_view spelling;
+  TirCategory category;
+  std::string_view runtime;  // the iris:: function the C++ printer calls; empty for leaves and calls
+};
+const TirOpInfo& tir_op_info(TirOp op);
+
+// Where a pointer points: a plain pointer, the calling rank's symmetric heap
+// (`sym`), or another rank's heap (a translation's result).
+enum class AddressSpace : uint8_t { Local, Heap, Remote };
+
+// Which elements of a tile each thread holds. Blocked is the runtime's
+// iris::Layout (iris/types/layout.hpp); tensor-core fragments will be others.
+enum class TirLayout : uint8_t { None, Blocked };
+
+struct TirType {
+  enum class Kind : uint8_t { Void, Scalar, Pointer };
+  Kind kind = Kind::Void;
+  ScalarKind scalar = ScalarKind::I32;  // the scalar, or the pointee
+  AddressSpace space = AddressSpace::Local;  // pointers
+  llvm::SmallVector<Shape, 2> dims;  // empty for a scalar
+  TirLayout layout = TirLayout::None;
+
+  bool is_void() const { return kind == Kind::Void; }
+  bool is_pointer() const { return kind == Kind::Pointer; }
+  bool is_bool() const { return kind == Kind::Scalar && scalar == ScalarKind::Bool; }
+  bool is_tile() const { return !dims.empty(); }
+  TirType element() const;
+  // The same element in `shape`'s shape and layout.
+  TirType shaped_like(const TirType& shape) const;
+  bool operator==(const TirType& other) const;
+  std::string str() const;
+};
+
+// The checker's type as a TIR type (a `sym` pointer is in the Heap space).
+TirType tir_type(const Type& type);
+
+struct TirVar;
+struct TirFunction;
+
+struct TirValue {
+  TirOp op;
+  TirType type;
+  llvm::SMLoc loc;  // where the expression starts in the .iris file
+  // In the op's order; nullptr where an optional operand (mask, other) is left out.
+  llvm::SmallVector<TirValue*, 3> operands;
+
+  // Constant: the literal as written (an int may be in a float's context).
+  enum class Literal : uint8_t { Int, SignedInt, Float, Bool } literal = Literal::Int;
+  uint64_t int_bits = 0;  // Int: the value; SignedInt: an int64_t's bits
+  double float_value = 0;
+  bool bool_value = false;
+  std::string_view text;        // NamedConstant: the value; CallImported: the function's C++ name
+  TirVar* var = nullptr;        // Read
+  TirFunction* callee = nullptr;  // CallDevice
+  // Atomic and Sync: the enumerators' spellings (iris/memory_model.def).
+  std::string_view sem, scope, cmp, atomic_op;
+  bool signal_add = false;  // Signal: add to the signal rather than set it
+  // Set by the checked-marking pass: the runtime checks this operation and
+  // reports its .iris location.
+  bool checked = false;
+};
+
+struct TirVar {
+  std::string_view name;  // as in the .iris file
+  TirType type;
+  std::string cpp_name;   // the naming pass
+};
+
+enum class TirStmtKind : uint8_t {
+  Let, Var, Assign, Eval, If, For, While, Break, Continue, Return, Block,
+};
+
+struct TirStmt {
+  TirStmtKind kind;
+  llvm::SMLoc loc;
+  TirVar* var = nullptr;      // Let, Var, Assign, For
+  TirValue* value = nullptr;  // Let, Var, Assign, Eval, Return (may be null), If and While (condition)
+  TirValue* low = nullptr;    // For
+  TirValue* high = nullptr;   // For
+  TirStmt* body = nullptr;    // If (then), For, While
+  TirStmt* else_body = nullptr;  // If
+  std::vector<TirStmt*> stmts;   // Block
+  // Let without a written type: the variable keeps the value's own C++ type,
+  // so that a symbolic tile (arange offsets, contiguous pointers) stays one.
+  bool keeps_value_type = false;
+  std::string end_name;  // For: the variable holding the bound (the naming pass)
+};
+
+struct TirFunction {
+  bool is_kernel = false;
+  std::string_view name;
+  std::string cpp_name;  // the naming pass
+  llvm::SMLoc loc;
+  std::vector<TirVar*> ct_params;        // kernels
+  std::vector<std::string> ct_defaults;  // each ct_param's default value; empty if none
+  std::vector<TirVar*> params;
+  TirType result;
+  TirStmt* body = nullptr;
+};
+
+struct TirConstant {
+  TirVar* var;
+  std::string value;
+};
+
+struct TirModule {
+  std::string source_name;     // for #line directives and checked-mode reports
+  std::string namespace_name;  // the naming pass
+  std::vector<std::string> headers;  // imported, by absolute path
+  std::vector<TirConstant> constants;
+  std::vector<TirFunction*> functions;  // device functions, then kernels
+
+  TirValue* make_value(TirOp op, TirType type, llvm::SMLoc loc) {
+    return &values_.emplace_back(TirValue{op, std::move(type), loc});
+  }
+  TirStmt* make_stmt(TirStmtKind kind, llvm::SMLoc loc) { return &stmts_.emplace_back(TirStmt{kind, loc}); }
+  TirVar* make_var(std::string_view name, TirType type) {
+    return &vars_.emplace_back(TirVar{name, std::move(type)});
+  }
+  TirFunction* make_function() { return &functions_.emplace_back(); }
+  // Keeps a string as long as the module (TirValue::text).
+  std::string_view save(std::string text) { return strings_.emplace_back(std::move(text)); }
+
+ private:
+  std::deque<TirValue> values_;
+  std::deque<TirStmt> stmts_;
+  std::deque<TirVar> vars_;
+  std::deque<TirFunction> functions_;
+  std::deque<std::string> strings_;
+};
+
+// --emit=tir: one operation a line, typed.
+void print_tir(const TirModule& module, const llvm::SourceMgr& sources, llvm::raw_ostream& out);
+
+}  // namespace irisc

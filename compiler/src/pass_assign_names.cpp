@@ -1,0 +1,92 @@
+// Naming: the C++ names of everything the printer declares.
+//
+// User names that are C++ keywords, or that start with the generated names'
+// prefix `iris_`, get a '_'. C++ forbids what .iris allows: `let m = m * 2`
+// reading an outer m, or a loop body rebinding the loop variable; so every
+// binding of a function gets its own C++ name, and a name already used in the
+// function gets a suffix (m, m_2, ...). Each loop's bound is held in a
+// variable of its own (iris_end<n>, numbered through the module).
+#include "irisc/passes.h"
+#include "irisc/tir_walk.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace irisc {
+namespace {
+
+bool is_cpp_keyword(std::string_view name) {
+  static const std::unordered_set<std::string_view> keywords = {
+      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "case",
+      "catch", "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept", "const",
+      "consteval", "constexpr", "constinit", "const_cast", "co_await", "co_return", "co_yield",
+      "decltype", "default", "delete", "do", "double", "dynamic_cast", "enum", "explicit",
+      "export", "extern", "float", "friend", "goto", "inline", "int", "long", "mutable",
+      "namespace", "new", "noexcept", "not", "not_eq", "nullptr", "operator", "or", "or_eq",
+      "private", "protected", "public", "register", "reinterpret_cast", "requires", "short",
+      "signed", "sizeof", "static", "static_assert", "static_cast", "struct", "switch",
+      "template", "this", "thread_local", "throw", "try", "typedef", "typeid", "typename",
+      "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "xor", "xor_eq",
+      "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
+      "std", "iris", "main"};
+  return keywords.contains(name);
+}
+
+std::string cpp_name(std::string_view name) {
+  if (is_cpp_keyword(name) || name.starts_with("iris_")) return fmt::format("{}_", name);
+  return std::string(name);
+}
+
+// The namespace of a file's items: its name up to the first '.', other
+// characters than letters and digits as single '_' inside it, and "_iris"
+// ("all_gather.iris" -> all_gather_iris, "<stdin>" -> stdin_iris).
+std::string module_namespace(std::string_view source_name) {
+  std::string_view stem = source_name.substr(source_name.find_last_of("/\\") + 1);
+  stem = stem.substr(0, stem.find('.'));
+  std::string name;
+  for (char c : stem) {
+    if (std::isalnum(static_cast<unsigned char>(c))) name += c;
+    else if (!name.empty() && name.back() != '_') name += '_';
+  }
+  if (!name.empty() && name.back() == '_') name.pop_back();
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) name = "m" + name;
+  return name + "_iris";
+}
+
+class Namer {
+ public:
+  void function(TirFunction& f) {
+    uses_.clear();
+    f.cpp_name = cpp_name(f.name);
+    for (TirVar* v : f.ct_params) declare(v);
+    for (TirVar* v : f.params) declare(v);
+    for_each_stmt(f.body, [&](TirStmt* s) {
+      if (s->kind == TirStmtKind::Let || s->kind == TirStmtKind::Var || s->kind == TirStmtKind::For) declare(s->var);
+      if (s->kind == TirStmtKind::For) s->end_name = fmt::format("iris_end{}", loops_++);
+    });
+  }
+
+ private:
+  void declare(TirVar* v) {
+    std::string base = cpp_name(v->name);
+    int& uses = uses_[base];
+    v->cpp_name = uses++ == 0 ? base : fmt::format("{}_{}", base, uses);
+  }
+
+  std::unordered_map<std::string, int> uses_;
+  int loops_ = 0;
+};
+
+}  // namespace
+
+void assign_names(TirModule& module) {
+  module.namespace_name = module_namespace(module.source_name);
+  for (TirConstant& c : module.constants) c.var->cpp_name = cpp_name(c.var->name);
+  Namer namer;
+  for (TirFunction* f : module.functions) namer.function(*f);
+}
+
+}  // namespace irisc

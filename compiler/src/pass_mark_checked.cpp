@@ -1,0 +1,30 @@
+// Checked-mode marking: which operations the runtime checks and reports with
+// their .iris location. Every translation (the rank and the pointer) and
+// every fence (the race detector learns what it orders) is checked, and so is
+// every access through a pointer into a symmetric heap, its own or another
+// rank's; an access through any other pointer is the user's own memory, which
+// the runtime cannot check.
+#include "irisc/passes.h"
+#include "irisc/tir_walk.h"
+
+namespace irisc {
+namespace {
+
+bool checked_site(const TirValue& v) {
+  switch (tir_op_info(v.op).category) {
+    case TirCategory::Translate: return true;
+    case TirCategory::Sync: return v.op == TirOp::Fence;
+    case TirCategory::Memory:
+    case TirCategory::Atomic: return v.operands[0]->type.space != AddressSpace::Local;
+    default: return false;
+  }
+}
+
+}  // namespace
+
+void mark_checked_sites(TirModule& module) {
+  for (TirFunction* function : module.functions)
+    for_each_value(*function, [](TirValue* v) { v->checked = checked_site(*v); });
+}
+
+}  // namespace irisc

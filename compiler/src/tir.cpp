@@ -1,0 +1,69 @@
+// TIR's op table and types; see tir.h.
+#include "irisc/tir.h"
+
+#include <fmt/format.h>
+
+namespace irisc {
+namespace {
+constexpr TirOpInfo kOpInfos[] = {
+#define TIR_LEAF(Name, Spelling) {Spelling, TirCategory::Leaf, ""},
+#define TIR_UNARY(Name, Spelling, Token, Runtime) {Spelling, TirCategory::Unary, Runtime},
+#define TIR_BINARY(Name, Spelling, Token, Runtime) {Spelling, TirCategory::Binary, Runtime},
+#define TIR_OP(Name, Spelling, Category, Runtime) {Spelling, TirCategory::Category, Runtime},
+#include "irisc/tir_ops.def"
+};
+}  // namespace
+
+const TirOpInfo& tir_op_info(TirOp op) { return kOpInfos[static_cast<size_t>(op)]; }
+
+TirType TirType::element() const {
+  TirType t = *this;
+  t.dims.clear();
+  t.layout = TirLayout::None;
+  return t;
+}
+
+TirType TirType::shaped_like(const TirType& shape) const {
+  TirType t = *this;
+  t.dims = shape.dims;
+  t.layout = shape.layout;
+  return t;
+}
+
+bool TirType::operator==(const TirType& other) const {
+  return kind == other.kind && scalar == other.scalar && space == other.space && dims == other.dims &&
+         layout == other.layout;
+}
+
+std::string TirType::str() const {
+  std::string element;
+  switch (kind) {
+    case Kind::Void: return "void";
+    case Kind::Scalar: element = std::string(scalar_info(scalar).spelling); break;
+    case Kind::Pointer: {
+      constexpr std::string_view kSpaces[] = {"", "sym ", "remote "};
+      element = fmt::format("{}*{}", kSpaces[static_cast<int>(space)], scalar_info(scalar).spelling);
+      break;
+    }
+  }
+  if (dims.empty()) return element;
+  std::string shape;
+  for (const Shape& d : dims) shape += d.text() + ", ";
+  return fmt::format("tile<{}, {}{}>", element, shape, layout == TirLayout::Blocked ? "blocked" : "none");
+}
+
+TirType tir_type(const Type& type) {
+  TirType t;
+  t.kind = type.is_void() || type.is_error() ? TirType::Kind::Void
+           : type.is_pointer()               ? TirType::Kind::Pointer
+                                             : TirType::Kind::Scalar;
+  t.scalar = type.scalar;
+  t.space = type.sym ? AddressSpace::Heap : AddressSpace::Local;
+  if (type.shape) {
+    t.dims.push_back(*type.shape);
+    t.layout = TirLayout::Blocked;
+  }
+  return t;
+}
+
+}  // namespace irisc

@@ -1,0 +1,462 @@
+// The TIR builder: the checked tree to TIR, one visitor.
+//
+// The checker leaves some decisions to context; the builder takes each one
+// here, once, so that no later pass or printer has to:
+//   - Literal typing. A literal takes the type of the operation it is part of
+//     (`x + 1` with x: i64 computes in i64), passed down as a hint; a wholly
+//     literal expression takes its context's type (`let big: i64 = 1 << 40`).
+//   - Broadcast. A scalar where a tile is expected becomes a Broadcast.
+//   - Narrowing. C++ promotes small integers and 16-bit floats before
+//     arithmetic (i8 + i8 is int), so an operation on them computes in the
+//     promoted type and a Convert narrows the result back to the .iris type.
+//   - Translation. `p @ r` is a Translate whose result is in the Remote
+//     address space, and pointer arithmetic keeps its pointer's space, so
+//     later passes read from the type where a pointer points.
+//   - Built-ins become the TIR operation of the same name (builtins.def,
+//     tir_ops.def), their enumeration arguments attributes.
+#include "irisc/passes.h"
+
+#include "irisc/builtins.h"
+
+#include <stdexcept>
+#include <unordered_map>
+
+namespace irisc {
+namespace {
+
+// How each built-in lowers: the TIR operation of its name, and for the
+// read-modify-write atomics, AtomicRmw with the iris::AtomicOp.
+struct BuiltinLowering {
+  TirOp op;
+  std::string_view atomic_op;
+};
+constexpr BuiltinLowering kBuiltinLowering[] = {
+#define BUILTIN(Name, Spelling, Params) {TirOp::Name, ""},
+#define ATOMIC_RMW(Name, Spelling, Params, Op) {TirOp::AtomicRmw, #Op},
+#include "irisc/builtins.def"
+};
+
+TirOp operator_op(TokenKind token, bool unary) {
+  if (unary) {
+    switch (token) {
+#define TIR_UNARY(Name, Spelling, Token, Runtime) \
+  case TokenKind::Token: return TirOp::Name;
+#include "irisc/tir_ops.def"
+      default: break;
+    }
+  } else {
+    switch (token) {
+#define TIR_BINARY(Name, Spelling, Token, Runtime) \
+  case TokenKind::Token: return TirOp::Name;
+#include "irisc/tir_ops.def"
+      default: break;
+    }
+  }
+  throw std::logic_error("TIR builder: an operator without a TIR operation");
+}
+
+// The type C++ computes a scalar in: small integers and bool as int, 16-bit
+// floats as float.
+ScalarKind promoted(ScalarKind s) {
+  switch (s) {
+    case ScalarKind::Bool:
+    case ScalarKind::I8:
+    case ScalarKind::I16:
+    case ScalarKind::U8:
+    case ScalarKind::U16: return ScalarKind::I32;
+    case ScalarKind::F16:
+    case ScalarKind::BF16: return ScalarKind::F32;
+    default: return s;
+  }
+}
+
+// C++'s usual arithmetic conversions of two promoted scalars.
+ScalarKind common_scalar(ScalarKind a, ScalarKind b) {
+  const ScalarInfo &ia = scalar_info(a), &ib = scalar_info(b);
+  if (ia.is_float || ib.is_float)
+    return a == ScalarKind::F64 || b == ScalarKind::F64 ? ScalarKind::F64 : ScalarKind::F32;
+  if (ia.is_signed == ib.is_signed) return ia.bits >= ib.bits ? a : b;
+  ScalarKind u = ia.is_signed ? b : a, s = ia.is_signed ? a : b;
+  return scalar_info(u).bits >= scalar_info(s).bits ? u : s;
+}
+
+// Whether C++ arithmetic on `t` yields another type, which must be narrowed
+// back (pointers and bools never are).
+bool computes_promoted(const Type& t) {
+  return !t.is_pointer() && !t.is_bool() && promoted(t.scalar) != t.scalar;
+}
+
+// The scalar type a wholly literal expression takes: its context's, where
+// that is arithmetic.
+const Type* literal_context(const Expr* e, const Type* hint) {
+  if (!e->type.literal || !e->type.is_arithmetic() || !hint || !hint->is_scalar_kind() ||
+      !hint->is_arithmetic())
+    return nullptr;
+  return hint;
+}
+
+// The type an operation's literal operands take: the other side's.
+const Type* literal_hint(const Expr* a, const Expr* b) {
+  bool la = a->type.literal, lb = b->type.literal;
+  if (la && !lb) return &b->type;
+  if (lb && !la) return &a->type;
+  return nullptr;
+}
+
+class Builder {
+ public:
+  explicit Builder(TirModule& module) : m_(module) {}
+
+  void module(const Module& ast) {
+    for (const Item& item : ast.items) {
+      if (item.kind == Item::Kind::Import && !item.import->header.empty())
+        m_.headers.push_back(item.import->header);
+      if (item.kind == Item::Kind::Const) {
+        const Binding* b = item.constant->binding;
+        m_.constants.push_back({variable(b, b->type), b->constant->text()});
+      }
+    }
+    // Every function first, so that a call may precede its callee.
+    std::vector<const Function*> order;
+    for (bool kernels : {false, true})
+      for (const Item& item : ast.items)
+        if (item.kind == Item::Kind::Function && item.function->is_kernel == kernels) {
+          order.push_back(item.function);
+          functions_[item.function] = m_.functions.emplace_back(m_.make_function());
+        }
+    for (const Function* fn : order) function(*fn, *functions_.at(fn));
+  }
+
+ private:
+  // ------------------------------------------------------------ items
+  TirVar* variable(const Binding* b, const Type& type) {
+    TirVar* var = m_.make_var(b->name, tir_type(type));
+    vars_[b] = var;
+    return var;
+  }
+
+  void function(const Function& fn, TirFunction& f) {
+    f.is_kernel = fn.is_kernel;
+    f.name = fn.name;
+    f.loc = fn.range.Start;
+    f.result = tir_type(fn.result);
+    for (const Param& p : fn.ct_params) {
+      f.ct_params.push_back(variable(p.binding, p.binding->type));
+      f.ct_defaults.push_back(p.default_value ? p.default_value->constant->text() : "");
+    }
+    for (size_t i = 0; i < fn.params.size(); ++i) f.params.push_back(variable(fn.params[i].binding, fn.param_types[i]));
+    function_ = &fn;
+    f.body = block(fn.body);
+  }
+
+  // -------------------------------------------------------- statements
+  TirStmt* block(const Stmt* b) {
+    TirStmt* s = m_.make_stmt(TirStmtKind::Block, b->range.Start);
+    for (const Stmt* inner : b->stmts) s->stmts.push_back(stmt(inner));
+    return s;
+  }
+
+  static TirStmtKind tir_kind(StmtKind kind) {
+    switch (kind) {
+      case StmtKind::Let: return TirStmtKind::Let;
+      case StmtKind::Var: return TirStmtKind::Var;
+      case StmtKind::Assign: return TirStmtKind::Assign;
+      case StmtKind::ExprStmt: return TirStmtKind::Eval;
+      case StmtKind::If: return TirStmtKind::If;
+      case StmtKind::For: return TirStmtKind::For;
+      case StmtKind::While: return TirStmtKind::While;
+      case StmtKind::Break: return TirStmtKind::Break;
+      case StmtKind::Continue: return TirStmtKind::Continue;
+      case StmtKind::Return: return TirStmtKind::Return;
+      case StmtKind::Block: return TirStmtKind::Block;
+    }
+    throw std::logic_error("TIR builder: unknown statement kind");
+  }
+
+  TirStmt* stmt(const Stmt* s) {
+    if (s->kind == StmtKind::Block) return block(s);
+    TirStmt* t = m_.make_stmt(tir_kind(s->kind), s->range.Start);
+    switch (s->kind) {
+      case StmtKind::Let:
+      case StmtKind::Var:
+        // The value first: it may read an outer binding of the same name.
+        t->value = bound(s->value, s->binding->type);
+        t->var = variable(s->binding, s->binding->type);
+        t->keeps_value_type = s->kind == StmtKind::Let && !s->declared_type && !s->value->type.literal;
+        break;
+      case StmtKind::Assign: {
+        const Binding& b = *s->target->binding;
+        t->var = vars_.at(&b);
+        t->value = bound(s->value, b.type);
+        if (s->assign_op != TokenKind::Eq) {
+          TirValue* current = m_.make_value(TirOp::Read, t->var->type, s->target->range.Start);
+          current->var = t->var;
+          t->value = combine(compound_operator(s->assign_op), current, b.type, t->value, s->value->type, b.type,
+                             t->loc);
+        }
+        break;
+      }
+      case StmtKind::For:
+        t->low = expr(s->low);
+        t->high = expr(s->high);
+        t->var = variable(s->binding, s->binding->type);
+        break;
+      case StmtKind::Return:
+        if (s->value) t->value = bound(s->value, function_->result);
+        break;
+      default:  // ExprStmt, If, While: an expression, if any
+        if (s->value) t->value = expr(s->value);
+        break;
+    }
+    if (s->body) t->body = block(s->body);
+    if (const Stmt* e = s->else_body) t->else_body = e->kind == StmtKind::If ? stmt(e) : block(e);
+    return t;
+  }
+
+  // ------------------------------------------------------- expressions
+  // `e` stored into something of type `to`: a scalar fills a tile.
+  TirValue* bound(const Expr* e, const Type& to) {
+    TirValue* v = expr(e, &to);
+    if (!to.is_tile() || e->type.is_tile()) return v;
+    TirValue* b = m_.make_value(TirOp::Broadcast, tir_type(to), v->loc);
+    b->operands.push_back(v);
+    return b;
+  }
+
+  // An operand of an elementwise operation over tiles shaped like `shape`.
+  TirValue* broadcast_to(TirValue* v, const TirType& shape) {
+    if (!v || !shape.is_tile() || v->type.is_tile()) return v;
+    TirValue* b = m_.make_value(TirOp::Broadcast, v->type.shaped_like(shape), v->loc);
+    b->operands.push_back(v);
+    return b;
+  }
+
+  TirValue* convert(TirValue* v, TirType to) {
+    TirValue* c = m_.make_value(TirOp::Convert, std::move(to), v->loc);
+    c->operands.push_back(v);
+    return c;
+  }
+
+  // An operation whose C++ result may be promoted: computed in the promoted
+  // type, then narrowed back to `result`.
+  TirValue* narrowed(TirValue* v, const Type& result) {
+    if (!computes_promoted(result)) return v;
+    TirType t = v->type;
+    v->type.scalar = promoted(result.scalar);
+    return convert(v, t);
+  }
+
+  TirValue* constant(const Expr* e, ScalarKind scalar, TirValue::Literal literal) {
+    TirValue* v = m_.make_value(TirOp::Constant, tir_type(Type::scalar_of(scalar)), e->range.Start);
+    v->literal = literal;
+    return v;
+  }
+
+  // A literal takes the type of the operation it is part of (`hint`).
+  TirValue* literal(const Expr* e, const Type* hint) {
+    ScalarKind s = hint && hint->is_scalar_kind() ? hint->scalar : e->type.scalar;
+    switch (e->kind) {
+      case ExprKind::FloatLiteral: {
+        TirValue* v = constant(e, s, TirValue::Literal::Float);
+        v->float_value = e->float_value;
+        return v;
+      }
+      case ExprKind::BoolLiteral: {
+        TirValue* v = constant(e, ScalarKind::Bool, TirValue::Literal::Bool);
+        v->bool_value = e->bool_value;
+        return v;
+      }
+      default: {
+        TirValue* v = constant(e, s, TirValue::Literal::Int);
+        v->int_bits = e->int_value;
+        return v;
+      }
+    }
+  }
+
+  TirValue* expr(const Expr* e, const Type* hint = nullptr) {
+    // An integer expression of literals was folded by the checker, which
+    // also checked that the value fits the context.
+    if ((e->kind == ExprKind::Binary || e->kind == ExprKind::Unary) && e->type.literal && e->type.is_integer() &&
+        e->constant && !e->constant->symbolic && e->constant->value) {
+      const Type* context = literal_context(e, hint);
+      TirValue* v = constant(e, context ? context->scalar : e->type.scalar, TirValue::Literal::SignedInt);
+      v->int_bits = static_cast<uint64_t>(*e->constant->value);
+      return v;
+    }
+    switch (e->kind) {
+      case ExprKind::IntLiteral:
+      case ExprKind::FloatLiteral:
+      case ExprKind::BoolLiteral: return literal(e, hint);
+      case ExprKind::Name: {
+        // A module constant is its value; a compile-time parameter stays a name.
+        if (e->constant && !e->constant->symbolic && e->binding->kind == Binding::Kind::Const) {
+          TirValue* v = m_.make_value(TirOp::NamedConstant, tir_type(e->type), e->range.Start);
+          v->text = m_.save(e->constant->text());
+          return v;
+        }
+        TirVar* var = vars_.at(e->binding);
+        TirValue* v = m_.make_value(TirOp::Read, var->type, e->range.Start);
+        v->var = var;
+        return v;
+      }
+      case ExprKind::Unary: {
+        TirValue* v = m_.make_value(operator_op(e->op, true), tir_type(e->type), e->range.Start);
+        v->operands.push_back(expr(e->operands[0], literal_context(e, hint)));
+        return e->op == TokenKind::Bang ? v : narrowed(v, e->type);
+      }
+      case ExprKind::Binary: return binary(e, hint);
+      case ExprKind::Cast: return convert(expr(e->operands[0]), tir_type(e->type));
+      case ExprKind::Translate: {
+        TirType type = tir_type(e->type);
+        type.space = AddressSpace::Remote;
+        TirValue* v = m_.make_value(TirOp::Translate, type, e->range.Start);
+        v->operands = {expr(e->operands[0]), expr(e->operands[1])};
+        return v;
+      }
+      case ExprKind::Call:
+        if (e->call->builtin) return builtin(e, hint);
+        return e->call->callee->imported_from ? imported_call(e) : device_call(e);
+      case ExprKind::TypeValue: break;  // only zeros takes one, and reads the call's type
+    }
+    throw std::logic_error("TIR builder: a type used as a value");
+  }
+
+  // `lhs op rhs`, narrowed back to the checked result type where C++ would
+  // promote, and where the operands' types differ from it.
+  TirValue* combine(TokenKind op, TirValue* lhs, const Type& lhs_type, TirValue* rhs, const Type& rhs_type,
+                    const Type& result, llvm::SMLoc loc) {
+    TirType type = tir_type(result);
+    TirValue* v = m_.make_value(operator_op(op, false), type, loc);
+    v->operands = {broadcast_to(lhs, type), broadcast_to(rhs, type)};
+    if (result.is_pointer()) {
+      v->type.space = (lhs->type.is_pointer() ? lhs : rhs)->type.space;
+      return v;
+    }
+    if (result.is_bool()) return v;
+    bool same = lhs_type.element().same(result.element()) && rhs_type.element().same(result.element());
+    if (same && !computes_promoted(result)) return v;
+    v->type.scalar = common_scalar(promoted(lhs_type.scalar), promoted(rhs_type.scalar));
+    return convert(v, type);
+  }
+
+  TirValue* binary(const Expr* e, const Type* outer) {
+    const Expr* a = e->operands[0];
+    const Expr* b = e->operands[1];
+    const Type* hint = literal_hint(a, b);
+    Type result = e->type;
+    if (const Type* context = literal_context(e, outer); context && !hint) {
+      hint = context;  // wholly literal (floats: the checker folds integers only)
+      result = context->element();
+    }
+    Type lt = a->type.literal && hint ? hint->element() : a->type;
+    Type rt = b->type.literal && hint ? hint->element() : b->type;
+    return combine(e->op, expr(a, hint), lt, expr(b, hint), rt, result, e->range.Start);
+  }
+
+  TirValue* imported_call(const Expr* e) {
+    TirValue* v = m_.make_value(TirOp::CallImported, tir_type(e->type), e->range.Start);
+    v->text = e->name;
+    for (size_t i = 0; i < e->call->resolved_args.size(); ++i)
+      v->operands.push_back(
+          broadcast_to(expr(e->call->resolved_args[i], &e->call->callee->param_types[i]), v->type));
+    return v;
+  }
+
+  TirValue* device_call(const Expr* e) {
+    TirValue* v = m_.make_value(TirOp::CallDevice, tir_type(e->type), e->range.Start);
+    v->callee = functions_.at(e->call->callee);
+    for (size_t i = 0; i < e->call->resolved_args.size(); ++i)
+      v->operands.push_back(bound(e->call->resolved_args[i], e->call->callee->param_types[i]));
+    return v;
+  }
+
+  // The enumerator a built-in's argument of kind `kind` names; empty if none.
+  static std::string_view enum_arg(const Expr* e, ParamKind kind) {
+    const auto& params = e->call->builtin->params;
+    for (size_t i = 0; i < params.size(); ++i)
+      if (params[i].kind == kind && e->call->enum_args[i] >= 0)
+        return enumerators(kind)[e->call->enum_args[i]];
+    return "";
+  }
+
+  TirValue* builtin(const Expr* e, const Type* hint) {
+    const auto& a = e->call->resolved_args;
+    const BuiltinLowering& lowering = kBuiltinLowering[static_cast<size_t>(e->call->builtin->id)];
+    TirValue* v = m_.make_value(lowering.op, tir_type(e->type), e->range.Start);
+    v->atomic_op = lowering.atomic_op;
+    v->sem = enum_arg(e, ParamKind::Sem);
+    v->scope = enum_arg(e, ParamKind::Scope);
+    v->cmp = enum_arg(e, ParamKind::Cmp);
+    v->signal_add = enum_arg(e, ParamKind::SignalOp) == enumerators(ParamKind::SignalOp)[int(SignalOp::Add)];
+    // The pointee, as the type of literal values stored or compared.
+    Type access = a.empty() || !a[0] ? Type::error() : a[0]->type.element();
+    access.kind = Type::Kind::Scalar;
+    auto operand = [&](size_t i, const Type* operand_hint = nullptr) -> TirValue* {
+      return a[i] ? expr(a[i], operand_hint) : nullptr;
+    };
+    // Masks, values and `other` of a tile of pointers are tiles too.
+    auto per_pointer = [&](size_t i, const Type* operand_hint = nullptr) {
+      return broadcast_to(operand(i, operand_hint), v->operands[0]->type);
+    };
+    switch (e->call->builtin->id) {
+      case BuiltinId::ProgramId:
+      case BuiltinId::NumPrograms:
+      case BuiltinId::Sum:
+      case BuiltinId::Max:
+      case BuiltinId::Min: v->operands = {operand(0)}; return v;
+      case BuiltinId::Full: v->operands = {operand(1, &e->type)}; return v;
+      case BuiltinId::Where: {  // literal branches take the context's type
+        const Type* context = literal_context(e, hint);
+        Type element = (context ? *context : e->type).element();
+        v->operands = {broadcast_to(operand(0), v->type), broadcast_to(operand(1, &element), v->type),
+                       broadcast_to(operand(2, &element), v->type)};
+        return narrowed(v, e->type);
+      }
+      case BuiltinId::Load:
+        v->operands = {operand(0)};
+        v->operands.append({per_pointer(1), per_pointer(2, &access)});
+        return v;
+      case BuiltinId::Store:
+        v->operands = {operand(0)};
+        v->operands.append({per_pointer(1, &access), per_pointer(2)});
+        return v;
+      case BuiltinId::AtomicCas:
+        v->operands = {operand(0)};
+        v->operands.append({per_pointer(1, &access), per_pointer(2, &access)});
+        return v;
+      case BuiltinId::AtomicLoad: v->operands = {operand(0)}; return v;
+      case BuiltinId::AtomicStore:
+      case BuiltinId::Signal:
+        v->operands = {operand(0)};
+        v->operands.push_back(per_pointer(1, &access));
+        return v;
+      case BuiltinId::WaitUntil:  // (ptr, op, value, ...)
+        v->operands = {operand(0)};
+        v->operands.push_back(per_pointer(2, &access));
+        return v;
+      default: break;
+    }
+    if (lowering.op == TirOp::AtomicRmw) {
+      v->operands = {operand(0)};
+      v->operands.append({per_pointer(1, &access), per_pointer(2)});
+    }
+    return v;  // the rest have no value operands
+  }
+
+  TirModule& m_;
+  const Function* function_ = nullptr;
+  std::unordered_map<const Binding*, TirVar*> vars_;
+  std::unordered_map<const Function*, TirFunction*> functions_;
+};
+
+}  // namespace
+
+TirModule build_tir(const Module& module, std::string_view source_name) {
+  TirModule m;
+  m.source_name = source_name;
+  Builder(m).module(module);
+  return m;
+}
+
+}  // namespace irisc

@@ -1,0 +1,145 @@
+// --emit=tir: TIR as text, for people and for the codegen tests' FileCheck
+// lines. Each statement's expression trees are printed one operation a line,
+// operands first, as numbered values with their types:
+//   %2 = add %0, %1 : tile<sym *f32, B, blocked>
+//   let p = %2
+// Attributes follow the operation's name in brackets; `_` is an optional
+// operand left out. Names are the C++ names once the naming pass has run.
+#include "irisc/tir.h"
+
+#include <fmt/format.h>
+
+
+namespace irisc {
+namespace {
+
+class TirPrinter {
+ public:
+  TirPrinter(const llvm::SourceMgr& sources, llvm::raw_ostream& out) : sources_(sources), out_(out) {}
+
+  void module(const TirModule& m) {
+    out_ << fmt::format("module \"{}\"", m.source_name);
+    if (!m.namespace_name.empty()) out_ << fmt::format(" namespace {}", m.namespace_name);
+    out_ << "\n";
+    for (const std::string& header : m.headers) out_ << fmt::format("import \"{}\"\n", header);
+    for (const TirConstant& c : m.constants)
+      out_ << fmt::format("const {}: {} = {}\n", name(c.var), c.var->type.str(), c.value);
+    for (const TirFunction* f : m.functions) function(*f);
+  }
+
+ private:
+  static std::string name(const TirVar* v) { return v->cpp_name.empty() ? std::string(v->name) : v->cpp_name; }
+
+  void function(const TirFunction& f) {
+    next_ = 0;
+    std::vector<std::string> ct, params;
+    for (size_t i = 0; i < f.ct_params.size(); ++i)
+      ct.push_back(fmt::format("{}: {}{}", name(f.ct_params[i]), f.ct_params[i]->type.str(),
+                               f.ct_defaults[i].empty() ? "" : " = " + f.ct_defaults[i]));
+    for (const TirVar* p : f.params) params.push_back(fmt::format("{}: {}", name(p), p->type.str()));
+    out_ << fmt::format("\n{} {}{}({})", f.is_kernel ? "kernel" : "func",
+                        f.cpp_name.empty() ? std::string(f.name) : f.cpp_name,
+                        ct.empty() ? "" : fmt::format("<{}>", fmt::join(ct, ", ")), fmt::join(params, ", "));
+    if (!f.result.is_void()) out_ << " -> " << f.result.str();
+    out_ << ":\n";
+    body(f.body, 0);
+  }
+
+  void indent(int depth) { out_ << std::string(2 * depth, ' '); }
+
+  // A nested body: its statements indented one level deeper.
+  void body(const TirStmt* b, int depth) {
+    for (const TirStmt* s : b->stmts) stmt(s, depth + 1);
+  }
+
+  void stmt(const TirStmt* s, int depth) {
+    std::string value = s->value ? values(s->value, depth) : "";
+    std::string low = s->low ? values(s->low, depth) : "", high = s->high ? values(s->high, depth) : "";
+    if (s->kind == TirStmtKind::Eval && s->value->type.is_void()) return;  // its operation's line says it all
+    indent(depth);
+    switch (s->kind) {
+      case TirStmtKind::Let:
+      case TirStmtKind::Var:
+        out_ << fmt::format("{} {}: {}{} = {}\n", s->kind == TirStmtKind::Let ? "let" : "var", name(s->var),
+                            s->var->type.str(), s->keeps_value_type ? " [keeps value type]" : "", value);
+        return;
+      case TirStmtKind::Assign: out_ << fmt::format("{} = {}\n", name(s->var), value); return;
+      case TirStmtKind::Eval: out_ << fmt::format("discard {}\n", value); return;
+      case TirStmtKind::If:
+        out_ << fmt::format("if {}:\n", value);
+        body(s->body, depth);
+        if (s->else_body) {
+          indent(depth);
+          out_ << "else:\n";
+          if (s->else_body->kind == TirStmtKind::If) stmt(s->else_body, depth + 1);
+          else body(s->else_body, depth);
+        }
+        return;
+      case TirStmtKind::For:
+        out_ << fmt::format("for {}: {} in {} .. {}{}:\n", name(s->var), s->var->type.str(), low, high,
+                            s->end_name.empty() ? "" : " [end " + s->end_name + "]");
+        body(s->body, depth);
+        return;
+      case TirStmtKind::While:
+        out_ << fmt::format("while {}:\n", value);
+        body(s->body, depth);
+        return;
+      case TirStmtKind::Break: out_ << "break\n"; return;
+      case TirStmtKind::Continue: out_ << "continue\n"; return;
+      case TirStmtKind::Return: out_ << (s->value ? "return " + value + "\n" : "return\n"); return;
+      case TirStmtKind::Block:
+        out_ << "block:\n";
+        body(s, depth);
+        return;
+    }
+  }
+
+  // Prints the operations of `v`'s tree, operands first; returns v's name.
+  std::string values(const TirValue* v, int depth) {
+    std::vector<std::string> operands;
+    for (const TirValue* o : v->operands) operands.push_back(o ? values(o, depth) : "_");
+    std::string result = fmt::format("%{}", next_++);
+    indent(depth);
+    out_ << fmt::format("{} = {}{} {}: {}\n", result, tir_op_info(v->op).spelling, attributes(v),
+                        operands.empty() ? "" : fmt::format("{} ", fmt::join(operands, ", ")), v->type.str());
+    return result;
+  }
+
+  std::string attributes(const TirValue* v) {
+    std::vector<std::string> attrs;
+    switch (v->op) {
+      case TirOp::Constant:
+        switch (v->literal) {
+          case TirValue::Literal::Int: attrs.push_back(std::to_string(v->int_bits)); break;
+          case TirValue::Literal::SignedInt: attrs.push_back(std::to_string(static_cast<int64_t>(v->int_bits))); break;
+          case TirValue::Literal::Float: attrs.push_back(fmt::format("{:.17g}", v->float_value)); break;
+          case TirValue::Literal::Bool: attrs.push_back(v->bool_value ? "true" : "false"); break;
+        }
+        break;
+      case TirOp::NamedConstant:
+      case TirOp::CallImported: attrs.push_back(std::string(v->text)); break;
+      case TirOp::Read: attrs.push_back(name(v->var)); break;
+      case TirOp::CallDevice:
+        attrs.push_back(v->callee->cpp_name.empty() ? std::string(v->callee->name) : v->callee->cpp_name);
+        break;
+      default: break;
+    }
+    for (std::string_view a : {v->atomic_op, v->cmp, v->sem, v->scope})
+      if (!a.empty()) attrs.push_back(std::string(a));
+    if (v->op == TirOp::Signal) attrs.push_back(v->signal_add ? "add" : "set");
+    if (v->checked) attrs.push_back(fmt::format("checked line {}", sources_.getLineAndColumn(v->loc).first));
+    return attrs.empty() ? "" : fmt::format("[{}]", fmt::join(attrs, ", "));
+  }
+
+  const llvm::SourceMgr& sources_;
+  llvm::raw_ostream& out_;
+  int next_ = 0;
+};
+
+}  // namespace
+
+void print_tir(const TirModule& module, const llvm::SourceMgr& sources, llvm::raw_ostream& out) {
+  TirPrinter(sources, out).module(module);
+}
+
+}  // namespace irisc
