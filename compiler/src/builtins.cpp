@@ -30,6 +30,7 @@ std::string_view trim(std::string_view s) {
 }
 
 ParamKind kind_named(std::string_view name) {
+  if (name == "mask") return ParamKind::Mask;
   if (name == "type") return ParamKind::Type;
   if (name == "sem") return ParamKind::Sem;
   if (name == "scope") return ParamKind::Scope;
@@ -94,6 +95,26 @@ std::string_view enum_kind_name(ParamKind kind) {
 const BuiltinInfo* find_builtin(std::string_view name) {
   auto it = table().find(name);
   return it == table().end() ? nullptr : &it->second;
+}
+
+size_t param_of_kind(const BuiltinInfo& b, ParamKind kind) {
+  for (size_t i = 0; i < b.params.size(); ++i)
+    if (b.params[i].kind == kind) return i;
+  return b.params.size();
+}
+
+bool is_atomic_rmw(BuiltinId id) {
+  switch (id) {
+#define ATOMIC_RMW(Name, Spelling, Params, Op) case BuiltinId::Name:
+#include "irisc/builtins.def"
+      return true;
+    default: return false;
+  }
+}
+
+bool is_atomic(BuiltinId id) {
+  return is_atomic_rmw(id) || id == BuiltinId::AtomicCas || id == BuiltinId::AtomicLoad ||
+         id == BuiltinId::AtomicStore;
 }
 
 }  // namespace irisc

@@ -6,16 +6,6 @@
 namespace irisc {
 namespace {
 
-bool is_atomic_rmw(BuiltinId id) {
-  switch (id) {
-    case BuiltinId::AtomicAdd: case BuiltinId::AtomicSub: case BuiltinId::AtomicAnd:
-    case BuiltinId::AtomicOr: case BuiltinId::AtomicXor: case BuiltinId::AtomicMin:
-    case BuiltinId::AtomicMax: case BuiltinId::AtomicXchg: case BuiltinId::AtomicCas:
-      return true;
-    default: return false;
-  }
-}
-
 // Element types each atomic operation supports (32- and 64-bit only: what
 // both GPU vendors implement natively at system scope).
 bool atomic_supports(BuiltinId id, ScalarKind s) {
@@ -29,12 +19,6 @@ bool atomic_supports(BuiltinId id, ScalarKind s) {
     case BuiltinId::AtomicStore: return wide && (info.is_integer || info.is_float);
     default: return wide && info.is_integer;
   }
-}
-
-size_t param_index(const BuiltinInfo& b, std::string_view name) {
-  for (size_t i = 0; i < b.params.size(); ++i)
-    if (b.params[i].name == name) return i;
-  return b.params.size();
 }
 
 }  // namespace
@@ -188,6 +172,7 @@ bool Checker::bind_arguments(Expr* call, std::string_view callee,
     }
     switch (p.kind) {
       case ParamKind::Value:
+      case ParamKind::Mask:
         ok &= !check_value(arg).is_error();
         break;
       case ParamKind::Type:
@@ -317,20 +302,21 @@ Type Checker::check_memory_op(Expr* call) {
   }
   Type access = Type::scalar_of(pointer.scalar).with_shape(pointer.shape);
   for (size_t i = 1; i < b.params.size(); ++i) {
-    if (!a[i] || b.params[i].kind != ParamKind::Value) continue;
-    if (b.params[i].name == "mask")
+    if (!a[i]) continue;
+    if (b.params[i].kind == ParamKind::Mask)
       ok &= check_mask(a[i], access);
-    else
+    else if (b.params[i].kind == ParamKind::Value)
       ok &= require_value_convertible(a[i], access, arg_name(call, i));
   }
-  ok &= check_order(call, param_index(b, "sem"),
+  ok &= check_order(call, param_of_kind(b, ParamKind::Sem),
                     b.id == BuiltinId::AtomicLoad || b.id == BuiltinId::WaitUntil,
                     b.id == BuiltinId::AtomicStore ||
                         (b.id == BuiltinId::Signal &&
-                         call->call->enum_args[param_index(b, "op")] !=
+                         call->call->enum_args[param_of_kind(b, ParamKind::SignalOp)] !=
                              static_cast<int>(SignalOp::Add)));
   if (!ok) return Type::error();
-  bool returns_value = b.id == BuiltinId::Load || b.id == BuiltinId::AtomicLoad || is_atomic_rmw(b.id);
+  bool returns_value = b.id == BuiltinId::Load || b.id == BuiltinId::AtomicLoad || is_atomic_rmw(b.id) ||
+                       b.id == BuiltinId::AtomicCas;
   return returns_value ? access : Type::void_type();
 }
 

@@ -26,11 +26,12 @@ struct Counts {
     if (!e) return;
     if (e->kind == ExprKind::Translate) ++translations;
     if (e->call && e->call->builtin) {
-      std::string_view name = e->call->builtin->name;
-      if (name == "load") ++loads;
-      else if (name == "store") ++stores;
-      else if (name.starts_with("atomic_")) ++atomics;
-      else if (name == "wait_until" || name == "signal" || name == "fence" || name == "barrier")
+      BuiltinId id = e->call->builtin->id;
+      if (id == BuiltinId::Load) ++loads;
+      else if (id == BuiltinId::Store) ++stores;
+      else if (is_atomic(id)) ++atomics;
+      else if (id == BuiltinId::WaitUntil || id == BuiltinId::Signal || id == BuiltinId::Fence ||
+               id == BuiltinId::Barrier)
         ++syncs;
     }
     for (const Expr* op : e->operand_list()) expr(op);

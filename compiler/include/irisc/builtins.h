@@ -13,8 +13,9 @@ enum class BuiltinId : uint8_t {
 #include "irisc/builtins.def"
 };
 
-// What an argument of a built-in is.
-enum class ParamKind : uint8_t { Value, Type, Sem, Scope, Cmp, SignalOp };
+// What an argument of a built-in is: a value; a mask (a bool value, or tile,
+// that switches elements off); a type; an enumerator.
+enum class ParamKind : uint8_t { Value, Mask, Type, Sem, Scope, Cmp, SignalOp };
 
 // The enumerators that a Sem, Scope, Cmp or SignalOp argument may name, in the
 // order that Call::enum_args indexes.
@@ -40,5 +41,13 @@ struct BuiltinInfo {
 
 // The built-in called `name`, or null.
 const BuiltinInfo* find_builtin(std::string_view name);
+
+// The index of b's parameter of kind `kind` (the first), or b.params.size().
+size_t param_of_kind(const BuiltinInfo& b, ParamKind kind);
+
+// A read-modify-write atomic (ATOMIC_RMW in builtins.def).
+bool is_atomic_rmw(BuiltinId id);
+// Any atomic access: the read-modify-writes, atomic_cas, atomic_load, atomic_store.
+bool is_atomic(BuiltinId id);
 
 }  // namespace irisc
