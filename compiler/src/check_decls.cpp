@@ -298,10 +298,11 @@ void Checker::check_assign(Stmt* s) {
 void Checker::check_for(Stmt* s) {
   Type low = check_value(s->low);
   Type high = check_value(s->high);
+  Type step = s->step ? check_value(s->step) : Type::error();
   Type t = Type::error();
   bool ok = true;
-  for (auto [bound, type] : {std::pair{s->low, low}, std::pair{s->high, high}}) {
-    if (!type.is_error() && (!type.is_integer() || type.is_tile())) {
+  for (auto [bound, type] : {std::pair{s->low, low}, std::pair{s->high, high}, std::pair{s->step, step}}) {
+    if (bound && !type.is_error() && (!type.is_integer() || type.is_tile())) {
       diags_.error(DiagKind::LoopBoundNotInteger, bound->range, type.str());
       ok = false;
     }
@@ -313,6 +314,19 @@ void Checker::check_for(Stmt* s) {
       check_literal_fits(s->high, t);
     } else
       diags_.error(DiagKind::IncompatibleOperands, s->range, "..", low.str(), high.str());
+  }
+  // A step takes the loop variable's type; a constant one must move the loop
+  // on (a run-time one is the program's to keep positive, as in Triton).
+  if (ok && !t.is_error() && !step.is_error()) {
+    auto common = unify(t, step);
+    if (!common || !materialize(*common).same(t)) {
+      diags_.error(DiagKind::IncompatibleOperands, s->step->range, "step", t.str(), step.str());
+    } else {
+      check_literal_fits(s->step, t);
+      const std::optional<ConstValue>& c = s->step->constant;
+      if (c && c->value && !c->symbolic && *c->value <= 0)
+        diags_.error(DiagKind::LoopStepNotPositive, s->step->range, *c->value);
+    }
   }
   push_scope();
   s->binding = bind(Binding::Kind::LoopVar, s->name, s->name_range, t);

@@ -183,8 +183,10 @@ class Printer {
       }
       case TirStmtKind::For: {
         const std::string& var = s->var->cpp_name;
-        out_ << fmt::format("for ({} {} = {}, {} = {}; {} < {}; ++{}) ", type_cpp(s->var->type), var, expr(s->low),
-                            s->end_name, expr(s->high), var, s->end_name, var);
+        std::string step = s->step ? fmt::format(", {} = {}", s->step_name, expr(s->step)) : "";
+        std::string next = s->step ? fmt::format("{} += {}", var, s->step_name) : "++" + var;
+        out_ << fmt::format("for ({} {} = {}, {} = {}{}; {} < {}; {}) ", type_cpp(s->var->type), var, expr(s->low),
+                            s->end_name, expr(s->high), step, var, s->end_name, next);
         block(s->body, depth);
         out_ << "\n";
         return;

@@ -417,7 +417,8 @@ class Parser {
     return s;
   }
 
-  // for_stmt = "for" IDENT "in" expr ".." expr block ;
+  // for_stmt = "for" IDENT "in" expr ".." expr [ "step" expr ] block ;
+  // `step` is a keyword only here, so programs may still name things step.
   Stmt* for_stmt() {
     llvm::SMLoc begin = advance().loc();
     auto* s = module_.make<Stmt>();
@@ -430,9 +431,13 @@ class Parser {
     s->name = name.text;
     s->name_range = name.range();
     if (!expect(TokenKind::In, "after the loop variable") || !(s->low = expr()) ||
-        !expect(TokenKind::DotDot, "between the loop bounds") || !(s->high = expr()) ||
-        !(s->body = block()))
+        !expect(TokenKind::DotDot, "between the loop bounds") || !(s->high = expr()))
       return nullptr;
+    if (at(TokenKind::Identifier) && tok().text == "step") {
+      advance();
+      if (!(s->step = expr())) return nullptr;
+    }
+    if (!(s->body = block())) return nullptr;
     s->range = from(begin);
     return s;
   }

@@ -4,8 +4,9 @@
 // prefix `iris_`, get a '_'. C++ forbids what .iris allows: `let m = m * 2`
 // reading an outer m, or a loop body rebinding the loop variable; so every
 // binding of a function gets its own C++ name, and a name already used in the
-// function gets a suffix (m, m_2, ...). Each loop's bound is held in a
-// variable of its own (iris_end<n>, numbered through the module).
+// function gets a suffix (m, m_2, ...). Each loop's bound and step are held
+// in variables of their own (iris_end<n>, iris_step<n>, numbered through the
+// module), evaluated once.
 #include "irisc/passes.h"
 #include "irisc/tir_walk.h"
 
@@ -65,7 +66,10 @@ class Namer {
     for (TirVar* v : f.params) declare(v);
     for_each_stmt(f.body, [&](TirStmt* s) {
       if (s->kind == TirStmtKind::Let || s->kind == TirStmtKind::Var || s->kind == TirStmtKind::For) declare(s->var);
-      if (s->kind == TirStmtKind::For) s->end_name = fmt::format("iris_end{}", loops_++);
+      if (s->kind != TirStmtKind::For) return;
+      s->end_name = fmt::format("iris_end{}", loops_);
+      if (s->step) s->step_name = fmt::format("iris_step{}", loops_);
+      ++loops_;
     });
   }
 

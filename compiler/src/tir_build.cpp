@@ -199,6 +199,7 @@ class Builder {
       case StmtKind::For:
         t->low = expr(s->low);
         t->high = expr(s->high);
+        if (s->step) t->step = expr(s->step, &s->binding->type);
         t->var = variable(s->binding, s->binding->type);
         break;
       case StmtKind::Return:

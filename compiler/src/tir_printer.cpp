@@ -55,6 +55,7 @@ class TirPrinter {
   void stmt(const TirStmt* s, int depth) {
     std::string value = s->value ? values(s->value, depth) : "";
     std::string low = s->low ? values(s->low, depth) : "", high = s->high ? values(s->high, depth) : "";
+    std::string step = s->step ? " step " + values(s->step, depth) : "";
     if (s->kind == TirStmtKind::Eval && s->value->type.is_void()) return;  // its operation's line says it all
     indent(depth);
     switch (s->kind) {
@@ -76,7 +77,7 @@ class TirPrinter {
         }
         return;
       case TirStmtKind::For:
-        out_ << fmt::format("for {}: {} in {} .. {}{}:\n", name(s->var), s->var->type.str(), low, high,
+        out_ << fmt::format("for {}: {} in {} .. {}{}{}:\n", name(s->var), s->var->type.str(), low, high, step,
                             s->end_name.empty() ? "" : " [end " + s->end_name + "]");
         body(s->body, depth);
         return;

@@ -456,6 +456,21 @@ void test_ids() {
   });
 }
 
+void test_persistent() {
+  run("persistent", 1, [](iris::Rank& rank) {
+    constexpr int grid = 3, tiles = 10, sentinel = -1;
+    int32_t* owner = rank.allocate<int32_t>(tiles + 1);
+    int32_t* strided = rank.allocate<int32_t>(4);
+    fill(owner, tiles + 1, sentinel);
+    fill(strided, 4, sentinel);
+    iris_kernels::persistent::launch({grid}, rank.device_context(), owner, tiles, strided);
+    for (int t = 0; t < tiles; ++t) expect("persistent.owner", t, owner[t], t % grid);
+    expect("persistent.owner", tiles, owner[tiles], sentinel);
+    const int32_t e[4] = {1, 5, 9, sentinel};
+    expect_all("persistent.strided", strided, e, 4);
+  });
+}
+
 void test_world(int ranks) {
   run("world", ranks, [ranks](iris::Rank& rank) {
     const int me = rank.rank();
@@ -515,6 +530,7 @@ int main() {
   test_signals();
   test_waits();
   test_ids();
+  test_persistent();
   for (int ranks : {1, 2}) {
     test_world(ranks);
     test_exchange(ranks);

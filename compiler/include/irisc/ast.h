@@ -128,6 +128,7 @@ struct Stmt {
   TokenKind assign_op = TokenKind::Eq;  // Assign
   Expr* low = nullptr;              // For
   Expr* high = nullptr;             // For
+  Expr* step = nullptr;             // For (null: 1)
   Stmt* body = nullptr;             // If (then), For, While
   Stmt* else_body = nullptr;        // If
   std::vector<Stmt*> stmts;         // Block

@@ -126,13 +126,15 @@ struct TirStmt {
   TirValue* value = nullptr;  // Let, Var, Assign, Eval, Return (may be null), If and While (condition)
   TirValue* low = nullptr;    // For
   TirValue* high = nullptr;   // For
+  TirValue* step = nullptr;   // For; null: 1
   TirStmt* body = nullptr;    // If (then), For, While
   TirStmt* else_body = nullptr;  // If
   std::vector<TirStmt*> stmts;   // Block
   // Let without a written type: the variable keeps the value's own C++ type,
   // so that a symbolic tile (arange offsets, contiguous pointers) stays one.
   bool keeps_value_type = false;
-  std::string end_name;  // For: the variable holding the bound (the naming pass)
+  // For: the variables holding the bound and the step (the naming pass).
+  std::string end_name, step_name;
 };
 
 struct TirFunction {

@@ -29,7 +29,7 @@ void rewrite_value(TirValue*& slot, Rewrite&& rewrite) {
 template <class Rewrite>
 void rewrite_values(TirFunction& function, Rewrite&& rewrite) {
   for_each_stmt(function.body, [&](TirStmt* s) {
-    for (TirValue** slot : {&s->value, &s->low, &s->high}) rewrite_value(*slot, rewrite);
+    for (TirValue** slot : {&s->value, &s->low, &s->high, &s->step}) rewrite_value(*slot, rewrite);
   });
 }
 
