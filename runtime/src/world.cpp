@@ -141,6 +141,8 @@ void Rank::free(void* p) {
 
 void Rank::barrier() { world_->collective(rank_, detail::CollectiveCall::barrier()); }
 
+int Rank::multiprocessor_count() const { return 1; }
+
 std::uintptr_t Rank::heap_offset(const void* p, int to_rank) const {
   return detail::checked_heap_offset(p, to_rank, rank_, world_->size, world_->bases[rank_], world_->heap_size);
 }

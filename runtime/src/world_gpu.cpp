@@ -406,6 +406,13 @@ void Rank::barrier() {
   world_->collective(rank_, detail::CollectiveCall::barrier());
 }
 
+int Rank::multiprocessor_count() const {
+  const int device = world_->local(rank_).device;
+  int count = 0;
+  IRIS_HIP(rank_, device, hipDeviceGetAttribute(&count, hipDeviceAttributeMultiprocessorCount, device));
+  return count;
+}
+
 std::uintptr_t Rank::heap_offset(const void* p, int to_rank) const {
   return detail::checked_heap_offset(p, to_rank, rank_, world_->size, world_->bases[static_cast<std::size_t>(rank_)],
                                      world_->heap_size);

@@ -468,6 +468,12 @@ void test_persistent() {
     expect("persistent.owner", tiles, owner[tiles], sentinel);
     const int32_t e[4] = {1, 5, 9, sentinel};
     expect_all("persistent.strided", strided, e, 4);
+    // Sized as a persistent kernel is: one instance per multiprocessor.
+    const int sms = rank.multiprocessor_count();
+    expect("persistent.multiprocessor_count", 0, sms >= 1, true);
+    fill(owner, tiles + 1, sentinel);
+    iris_kernels::persistent::launch({sms}, rank.device_context(), owner, tiles, strided);
+    for (int t = 0; t < tiles; ++t) expect("persistent.owner(sms)", t, owner[t], t % sms);
   });
 }
 

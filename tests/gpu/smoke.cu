@@ -180,6 +180,15 @@ void runtime_test(int ranks) {
     zero(data, n * sizeof(int));
     rank.barrier();
     if (me == 0) std::printf("runtime: %d ranks started\n", world);
+
+    // The persistent grid size, against CUDA's own count for the rank's device.
+    int device = -1, sms = 0;
+    check(hipGetDevice(&device), "hipGetDevice");
+    expect(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) == cudaSuccess && sms > 0,
+           "cudaDeviceGetAttribute(cudaDevAttrMultiProcessorCount)");
+    expect(rank.multiprocessor_count() == sms, "multiprocessor_count() " + std::to_string(rank.multiprocessor_count()) +
+                                                    ", CUDA says " + std::to_string(sms));
+    if (me == 0) std::printf("multiprocessor_count: %d (CUDA: %d)\n", rank.multiprocessor_count(), sms);
     iris::launch_kernel<Put>({64}, {}, ctx, data, n);
     rank.barrier();
     std::vector<int> got(n);

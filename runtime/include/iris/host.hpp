@@ -90,6 +90,12 @@ class Rank {
 
   DeviceContext device_context() const;
 
+  // How many program instances run at once on this rank's device: its
+  // multiprocessor count (SMs, CUs), the grid size of a persistent kernel
+  // (`for t in program_id(0) .. tiles step num_programs(0)`). The CPU
+  // emulation runs a rank's instances one after another on one thread: 1.
+  int multiprocessor_count() const;
+
   // Host-side translation, for validation code: the address of *p on `to_rank`.
   // Throws iris::Error if p is not inside this rank's heap or to_rank is invalid.
   // (On a GPU the result is a device address, for hipMemcpy and friends.)
