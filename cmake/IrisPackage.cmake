@@ -11,6 +11,9 @@
 #   Iris::runtime_gpu      the GPU runtime (iris_runtime_gpu)               } nvcc and the
 #   Iris::runtime_gpu_mpi  run_mpi (iris_runtime_gpu_mpi)                   } HIP headers are found
 #                          (and MPI; installed: the component `mpi`, as it needs MPI)
+#   Iris::runtime_amd      the GPU runtime for AMD (iris_runtime_amd)       } built when clang 19,
+#   Iris::runtime_amd_mpi  run_mpi on AMD (iris_runtime_amd_mpi)            } HIP and the device
+#                          (and MPI, as above)                              } libraries are found
 #
 # build tree      ALIAS targets with those names.
 # subproject      (add_subdirectory) the same, plus a package redirect: the
@@ -55,7 +58,8 @@ set_property(GLOBAL PROPERTY IRIS_COMPILER_TOOLS ${iris_tools})
 set(iris_libraries
   iris_runtime_cpu runtime
   iris_gpu_headers gpu_headers
-  iris_runtime_gpu runtime_gpu)
+  iris_runtime_gpu runtime_gpu
+  iris_runtime_amd runtime_amd)
 foreach(tool ${iris_tools})
   add_executable(Iris::${tool} ALIAS ${tool})
 endforeach()
@@ -77,8 +81,8 @@ function(iris_export export targets)
 endfunction()
 iris_export(IrisTargets "${iris_libraries}" ${iris_tools})
 # Apart, as only the component `mpi` looks for MPI (which needs the C language).
-if(TARGET iris_runtime_gpu_mpi)
-  iris_export(IrisMpiTargets "iris_runtime_gpu_mpi;runtime_gpu_mpi")
+if(TARGET iris_runtime_gpu_mpi OR TARGET iris_runtime_amd_mpi)
+  iris_export(IrisMpiTargets "iris_runtime_gpu_mpi;runtime_gpu_mpi;iris_runtime_amd_mpi;runtime_amd_mpi")
 endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/runtime/include/iris DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 if(TARGET iris_gpu_headers)

@@ -10,15 +10,17 @@ packages=(
   # LLVM 19: Support (SourceMgr, command line) for irisc; Clang LibTooling
   # (libclang-cpp, Clang's CMake package) for irisc-import-hip, which reads imports; clang-19 with libFuzzer and sanitizers for the fuzz target; lld for AMD.
   llvm-19-dev libclang-19-dev libclang-cpp19-dev clang-19 lld-19 libclang-rt-19-dev
-  # clang-offload-bundler, which clang-19 runs to make the fat objects of the AMD compile;
+  # clang-offload-bundler, which clang-19 runs to make the fat objects of the AMD compile
+  # and tests/amd/check_executable.py to read the code objects of the AMD programs;
   # FileCheck for the generated-code tests (tests/codegen).
   clang-tools-19 llvm-19-tools
   # What LLVM 19's CMake package links against, and the programs its find
   # modules record (pkg-config, xmllint), so that every machine configures alike.
   libzstd-dev zlib1g-dev libz3-dev libxml2-dev libffi-dev pkgconf libxml2-utils
   libfmt-dev doctest-dev
-  # HIP headers (AMD and the NVIDIA platform) and OpenMPI for the runtime; ROCm's
-  # device libraries (bitcode) for compiling the emitted kernels for AMD (tests/amd).
+  # HIP headers (AMD and the NVIDIA platform) and runtime (libamdhip64.so, which the AMD
+  # runtime links) and OpenMPI for the runtime; ROCm's device libraries (bitcode) for
+  # compiling for AMD (the AMD runtime, tests/amd).
   libamdhip64-dev openmpi-bin libopenmpi-dev rocm-device-libs
 )
 

@@ -8,6 +8,8 @@
 #   consumer_test.sh installed  <iris-build> <work> <name> run|compile [cmake args...]
 #                                  configure and build against <work>/prefix into
 #                                  <work>/<name>; run: run it with 1, 2 and 4 ranks
+#   consumer_test.sh project    <iris-build> <work> <name> <source> [cmake args...]
+#                                  the same for the project in <source> (tests/amd/samples)
 #   consumer_test.sh subproject <iris-build> <work>   the same, Iris added with add_subdirectory
 #   consumer_test.sh rebuild    <iris-build> <work>   after a build, touch one file at a time
 #                                  and check which build steps ninja would run
@@ -69,6 +71,12 @@ case $mode in
     fresh "$work/$name"
     build "$consumer" "$work/$name" -DCMAKE_PREFIX_PATH="$work/prefix" "$@"
     if [[ $action == run ]]; then run "$work/$name/consumer"; fi
+    ;;
+  project)
+    name=$1 source=$2
+    shift 2
+    fresh "$work/$name"
+    build "$source" "$work/$name" -DCMAKE_PREFIX_PATH="$work/prefix" "$@"
     ;;
   subproject)
     fresh "$work/subproject/source"

@@ -41,22 +41,19 @@
 template <class T, int dim = 1, enum cudaTextureReadMode mode = cudaReadModeElementType>
 struct texture {};
 
-namespace iris_hip_compat {
-inline cudaError_t removed() { return cudaErrorNotSupported; }
-}  // namespace iris_hip_compat
-
-template <class... A>
-inline cudaError_t cudaBindTexture(A&&...) { return iris_hip_compat::removed(); }
-template <class... A>
-inline cudaError_t cudaBindTexture2D(A&&...) { return iris_hip_compat::removed(); }
-template <class... A>
-inline cudaError_t cudaBindTextureToArray(A&&...) { return iris_hip_compat::removed(); }
-template <class... A>
-inline cudaError_t cudaUnbindTexture(A&&...) { return iris_hip_compat::removed(); }
-template <class... A>
-inline cudaError_t cudaGetTextureAlignmentOffset(A&&...) { return iris_hip_compat::removed(); }
-template <class... A>
-inline cudaError_t cudaLaunchCooperativeKernelMultiDevice(A&&...) { return iris_hip_compat::removed(); }
+// The removed functions: each takes any arguments and fails.
+#define IRIS_HIP_COMPAT_REMOVED(name) \
+  template <class... A>               \
+  inline cudaError_t name(A&&...) {   \
+    return cudaErrorNotSupported;     \
+  }
+IRIS_HIP_COMPAT_REMOVED(cudaBindTexture)
+IRIS_HIP_COMPAT_REMOVED(cudaBindTexture2D)
+IRIS_HIP_COMPAT_REMOVED(cudaBindTextureToArray)
+IRIS_HIP_COMPAT_REMOVED(cudaUnbindTexture)
+IRIS_HIP_COMPAT_REMOVED(cudaGetTextureAlignmentOffset)
+IRIS_HIP_COMPAT_REMOVED(cudaLaunchCooperativeKernelMultiDevice)
+#undef IRIS_HIP_COMPAT_REMOVED
 
 #endif  // CUDART_VERSION >= 12000
 
