@@ -102,7 +102,7 @@ class Printer {
         line(depth, fmt::format("For {}{}", s->name, binding_suffix(s->binding)), s->range);
         expr(s->low, depth + 1);
         expr(s->high, depth + 1);
-        expr(s->step, depth + 1);
+        if (s->step) expr(s->step, depth + 1);
         stmt(s->body, depth + 1);
         return;
       case StmtKind::While:
