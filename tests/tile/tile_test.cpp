@@ -1,8 +1,9 @@
 // Unit tests of the tile library (iris/kernel.hpp), op by op: elementwise
 // operations with scalars broadcast, masked loads and stores over partial
 // tiles, reductions, translation between heaps, atomics over tiles, signals
-// and waits. Each kernel writes what it computed to memory; the host compares
-// every element with values computed here by plain loops.
+// and waits, and tiles of a layout other than the default one. Each kernel
+// writes what it computed to memory; the host compares every element with
+// values computed here by plain loops.
 //
 // The same source runs on the CPU emulation (ctest: tile.unit, and
 // tile.unit.tsan under ThreadSanitizer) and, compiled with nvcc, on a GPU
@@ -15,6 +16,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "tile_target.hpp"
@@ -466,6 +468,62 @@ void check_signals() {
   CHECK(copy[N] == 1);
 }
 
+// ------------------------------------------------------------ layouts
+// A second layout: the blocked one mirrored, a thread's element j at the other
+// end of the tile. On the CPU, where one thread holds every element, a thread's
+// elements run backwards, so an operation that assumed the default layout would
+// read and write mirrored positions. No run of a thread's elements is
+// consecutive upwards, so vec is 1 (no vector accesses).
+template <int N>
+struct Mirrored {
+  static constexpr int size = N;
+  static constexpr int per_thread = iris::Blocked<N>::per_thread;
+  static constexpr int vec = 1;
+  static IRIS_HD int index(int j) { return N - 1 - iris::Blocked<N>::index(j); }
+  static IRIS_HD bool active() { return iris::Blocked<N>::active(); }
+};
+
+// Region 0 of out (N elements each): a masked contiguous load, -7 where the
+// mask is off, times 3 plus the offsets; region 1: a gathered load (x holds
+// 2N elements); region 2: the old values of an atomic add of the offsets to
+// counts where the mask is off; then the sum of the loaded elements under
+// the mask. Every tile has the mirrored layout.
+template <int N>
+struct MirroredOperations {
+  static IRIS_HD void run(const Program&, const int32_t* x, int n, int32_t* counts, int32_t* out) {
+    using namespace iris;
+    const Range<int32_t, N, Mirrored<N>> i{0};
+    const auto mask = lt(i, n);
+    const auto v = load(add(x, i), mask, -7);
+    store(add(out, i), add(mul(v, 3), i));
+    store(add(out + N, i), load(add(x, mul(i, 2))));
+    const auto old = atomic_rmw<AtomicOp::add, Sem::relaxed, Scope::gpu>(add(counts, i), i, logical_not(mask));
+    store(add(out + 2 * N, i), old);
+    store(out + 3 * N, sum(where(mask, v, 0)));
+  }
+};
+
+template <int N>
+void check_mirrored_operations(int n) {
+  CAPTURE(N);
+  CAPTURE(n);
+  Buffer<int32_t> x(2 * N), counts(N), out(3 * N + 1, 12345);
+  for (int i = 0; i < 2 * N; ++i) x[i] = (i * 37) % 201 - 100;
+  auto initial_count = [](int i) { return 1000 + 3 * i; };
+  for (int i = 0; i < N; ++i) counts[i] = initial_count(i);
+  run<MirroredOperations<N>>(1, x.data(), n, counts.data(), out.data());
+  int32_t total = 0;
+  for (int i = 0; i < N; ++i) {
+    CAPTURE(i);
+    REQUIRE(out[i] == (i < n ? x[i] : -7) * 3 + i);
+    REQUIRE(out[N + i] == x[2 * i]);
+    REQUIRE(out[2 * N + i] == (i < n ? 0 : initial_count(i)));
+    REQUIRE(counts[i] == initial_count(i) + (i < n ? 0 : i));
+    if (i < n) total += x[i];
+  }
+  CHECK(out[3 * N] == total);
+}
+
 }  // namespace
 
 TEST_CASE("tile: integer elementwise operations, scalars broadcast on either side") {
@@ -511,6 +569,49 @@ TEST_CASE("tile: compare-and-swap stores only where the comparison holds; atomic
 TEST_CASE("tile: a signal releases a wait, every comparison returns when it holds") {
   check_signals<kSmall>();
   check_signals<kLarge>();
+}
+
+TEST_CASE("tile: the layout is part of a tile's type; operations keep their operands' layout") {
+  using iris::Blocked;
+  using iris::ContigPtrs;
+  using iris::Range;
+  using iris::Tile;
+  constexpr int N = kSmall;
+  using M = Mirrored<N>;
+  // Spelled without a layout, as generated code spells them, and as created,
+  // tiles have the default layout.
+  CHECK(std::is_same_v<Tile<float, N>, Tile<float, N, Blocked<N>>>);
+  CHECK(std::is_same_v<decltype(iris::full<float, N>(1.0f)), Tile<float, N>>);
+  CHECK(std::is_same_v<decltype(iris::zeros<int32_t, N>()), Tile<int32_t, N>>);
+  CHECK(std::is_same_v<decltype(iris::arange<N>()), Range<int32_t, N>>);
+  CHECK(!std::is_same_v<Tile<float, N, M>, Tile<float, N>>);
+
+  // Operands for decltype only (constexpr: nvcc warns about variables never read).
+  using F = Tile<float, N, M>;
+  constexpr Range<int32_t, N, M> i{0};
+  constexpr F f{};
+  constexpr float* p = nullptr;
+  constexpr const Program* program = nullptr;
+  CHECK(std::is_same_v<decltype(iris::add(i, 3)), Range<int32_t, N, M>>);
+  CHECK(std::is_same_v<decltype(iris::as<int64_t>(i)), Range<int64_t, N, M>>);
+  CHECK(std::is_same_v<decltype(iris::as<float>(i)), F>);
+  CHECK(std::is_same_v<decltype(iris::add(p, i)), ContigPtrs<float, N, M>>);
+  CHECK(std::is_same_v<decltype(iris::sub(iris::add(p, i), 1)), ContigPtrs<float, N, M>>);
+  CHECK(std::is_same_v<decltype(iris::add(p, iris::mul(i, 2))), Tile<float*, N, M>>);
+  CHECK(std::is_same_v<decltype(iris::add(f, i)), F>);
+  CHECK(std::is_same_v<decltype(iris::mul(2.0f, f)), F>);
+  CHECK(std::is_same_v<decltype(iris::neg(f)), F>);
+  CHECK(std::is_same_v<decltype(iris::lt(f, 0.0f)), Tile<bool, N, M>>);
+  CHECK(std::is_same_v<decltype(iris::where(iris::lt(f, 0.0f), 1.0f, f)), F>);
+  CHECK(std::is_same_v<decltype(iris::load(iris::add(p, i), iris::lt(i, 5), f)), F>);
+  CHECK(std::is_same_v<decltype(iris::translate_to(*program, iris::add(p, i), 0)), ContigPtrs<float, N, M>>);
+  CHECK(std::is_same_v<decltype(iris::atomic_rmw<AtomicOp::add, Sem::relaxed, Scope::gpu>(iris::add(p, i), f)), F>);
+  CHECK(std::is_same_v<decltype(iris::atomic_read<Sem::relaxed, Scope::gpu>(iris::add(p, i))), F>);
+}
+
+TEST_CASE("tile: loads, stores, elementwise operations, atomics and sums over a tile of another layout") {
+  for (int n : {0, 5, kSmall}) check_mirrored_operations<kSmall>(n);
+  for (int n : {3, 700, kLarge}) check_mirrored_operations<kLarge>(n);
 }
 
 #if !IRIS_GPU

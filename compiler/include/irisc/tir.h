@@ -58,7 +58,7 @@ const TirOpInfo& tir_op_info(TirOp op);
 enum class AddressSpace : uint8_t { Local, Heap, Remote };
 
 // Which elements of a tile each thread holds. Blocked is the runtime's
-// iris::Layout (iris/types/layout.hpp); tensor-core fragments will be others.
+// iris::Blocked (iris/types/layout.hpp); tensor-core fragments will be others.
 enum class TirLayout : uint8_t { None, Blocked };
 
 struct TirType {

@@ -3,13 +3,14 @@
 // operations on them (iris/ops/); this header includes all of it.
 //
 // One lowering path for every target. A program instance computes on tiles
-// held in registers, spread over the threads that run the instance
-// (types/layout.hpp). Values are plain scalars or tile-like objects
-// (types/tile.hpp): register tiles, symbolic ranges and contiguous pointer
-// tiles, so that contiguity is known at compile time.
+// held in registers, spread over the threads that run the instance as the
+// tile's layout, part of its type, says (types/layout.hpp). Values are plain
+// scalars or tile-like objects (types/tile.hpp): register tiles, symbolic
+// ranges and contiguous pointer tiles, so that contiguity is known at compile
+// time.
 //
-//   types/layout.hpp     threads of an instance, which elements each holds
-//   types/tile.hpp       Tile, Range, ContigPtrs and their traits
+//   types/layout.hpp     threads of an instance; layouts: which elements each holds
+//   types/tile.hpp       Tile, Range, ContigPtrs (of a layout) and their traits
 //   types/program.hpp    Grid and Program (one program instance)
 //   types/checked.hpp    Checked / Unchecked: what an access carries
 //   ops/elementwise.hpp  conversion, creation, arithmetic, comparison, where

@@ -40,8 +40,9 @@ IRIS_HD T atomic_apply(T* p, T v) {
 // One atomic per active, unmasked element: once per instance through a
 // scalar pointer, per element of a pointer tile. `op(p, j)` makes element j's
 // on p and returns the old value; the result collects them (T{} where nothing
-// happened). Checked builds tell the race detector what each one orders.
-template <Sem S, Scope Sc, class P, class M, class C, class Op>
+// happened) in layout L, that of the operands (void for a scalar pointer).
+// Checked builds tell the race detector what each one orders.
+template <Sem S, Scope Sc, class L, class P, class M, class C, class Op>
 IRIS_HD auto atomic_each(const P& ptr, const M& mask, const C& check, Op op) {
   check_memory<Access::atomic>(check, ptr, mask);
   const auto one = [&](auto* p, int j) {
@@ -55,9 +56,9 @@ IRIS_HD auto atomic_each(const P& ptr, const M& mask, const C& check, Op op) {
     return single([&] { return mask_at(mask, 0) ? one(ptr, 0) : T{}; });
   } else {
     using T = std::remove_pointer_t<typename P::value_type>;
-    Tile<T, P::size> old;
-    const bool active = Layout<P::size>::active();
-    for (int j = 0; j < Layout<P::size>::per_thread; ++j) old.v[j] = active && mask_at(mask, j) ? one(ptr[j], j) : T{};
+    Tile<T, P::size, L> old;
+    const bool active = L::active();
+    for (int j = 0; j < L::per_thread; ++j) old.v[j] = active && mask_at(mask, j) ? one(ptr[j], j) : T{};
     return old;
   }
 }
@@ -65,7 +66,7 @@ IRIS_HD auto atomic_each(const P& ptr, const M& mask, const C& check, Op op) {
 // Read-modify-write; returns the old values.
 template <AtomicOp Op, Sem S, Scope Sc, class P, class X, class M = NoMask, class C = Unchecked>
 IRIS_HD auto atomic_rmw(const P& ptr, const X& value, const M& mask = {}, const C& check = {}) {
-  return atomic_each<S, Sc>(ptr, mask, check, [&](auto* p, int j) {
+  return atomic_each<S, Sc, common_layout_t<P, X, M>>(ptr, mask, check, [&](auto* p, int j) {
     using T = std::remove_pointer_t<decltype(p)>;
     return atomic_apply<Op, S, Sc>(p, static_cast<T>(elem(value, j)));
   });
@@ -75,7 +76,7 @@ IRIS_HD auto atomic_rmw(const P& ptr, const X& value, const M& mask = {}, const 
 // the old values either way.
 template <Sem S, Scope Sc, class P, class E, class X, class C = Unchecked>
 IRIS_HD auto atomic_compare_exchange(const P& ptr, const E& compare, const X& value, const C& check = {}) {
-  return atomic_each<S, Sc>(ptr, NoMask{}, check, [&](auto* p, int j) {
+  return atomic_each<S, Sc, common_layout_t<P, E, X>>(ptr, NoMask{}, check, [&](auto* p, int j) {
     using T = std::remove_pointer_t<decltype(p)>;
     return atomic_cas<S, Sc>(p, static_cast<T>(elem(compare, j)), static_cast<T>(elem(value, j)));
   });
@@ -92,9 +93,9 @@ IRIS_HD auto atomic_read(const P& ptr, const C& check = {}) {
     });
   } else {
     using T = std::remove_pointer_t<typename P::value_type>;
-    Tile<T, P::size> out;
-    const bool active = Layout<P::size>::active();
-    for (int j = 0; j < Layout<P::size>::per_thread; ++j) {
+    Tile<T, P::size, layout_of<P>> out;
+    const bool active = layout_of<P>::active();
+    for (int j = 0; j < P::per_thread; ++j) {
       out.v[j] = T{};
       if (!active) continue;
       out.v[j] = atomic_load<S, Sc>(ptr[j]);
@@ -115,8 +116,9 @@ IRIS_HD void atomic_write(const P& ptr, const X& value, const C& check = {}) {
     });
   } else {
     using T = std::remove_pointer_t<typename P::value_type>;
-    if (!Layout<P::size>::active()) return;
-    for (int j = 0; j < Layout<P::size>::per_thread; ++j) {
+    using L = common_layout_t<P, X>;
+    if (!L::active()) return;
+    for (int j = 0; j < L::per_thread; ++j) {
       before_atomic_write<S, Sc>(check, ptr[j]);
       atomic_store<S, Sc>(ptr[j], static_cast<T>(elem(value, j)));
     }

@@ -1,8 +1,9 @@
-// Elementwise operations over tiles and scalars (a scalar is broadcast):
-// conversion, creation, arithmetic, comparison, selection. Named functions
-// (add, lt, ...) rather than operators, so that generated code says exactly
-// what it does and overloads never surprise; add and sub keep Ranges and
-// contiguous pointers symbolic where they can.
+// Elementwise operations over tiles and scalars (a scalar is broadcast; the
+// tiles must have the same layout, which the result keeps): conversion,
+// creation, arithmetic, comparison, selection. Named functions (add, lt, ...)
+// rather than operators, so that generated code says exactly what it does and
+// overloads never surprise; add and sub keep Ranges and contiguous pointers
+// symbolic where they can.
 #pragma once
 
 #include <algorithm>
@@ -13,16 +14,18 @@
 
 namespace iris {
 
-// Applies f elementwise over tiles and broadcast scalars.
+// Applies f elementwise over tiles and broadcast scalars; the result has the
+// tiles' layout.
 template <class F, class... Xs>
 IRIS_HD auto zip(F f, const Xs&... xs) {
   if constexpr (!(is_tile<Xs> || ...)) {
     return f(xs...);
   } else {
     constexpr int N = std::max({size_of<Xs>()...});  // the checker made all tiles agree
+    using L = common_layout_t<Xs...>;
     using R = decltype(f(elem(xs, 0)...));
-    Tile<R, N> out;
-    for (int j = 0; j < Layout<N>::per_thread; ++j) out.v[j] = f(elem(xs, j)...);
+    Tile<R, N, L> out;
+    for (int j = 0; j < L::per_thread; ++j) out.v[j] = f(elem(xs, j)...);
     return out;
   }
 }
@@ -32,7 +35,7 @@ IRIS_HD auto zip(F f, const Xs&... xs) {
 template <class T, class X>
 IRIS_HD auto as(const X& x) {
   if constexpr (is_range<X> && std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-    return Range<T, X::size>{static_cast<T>(x.start)};
+    return Range<T, X::size, layout_of<X>>{static_cast<T>(x.start)};
   } else if constexpr (is_contig<X>) {
     return x;
   } else {
@@ -41,13 +44,14 @@ IRIS_HD auto as(const X& x) {
 }
 
 // --------------------------------------------------- creation and shape
+// Created tiles have the default layout.
 template <int N>
 IRIS_HD Range<int32_t, N> arange() { return {0}; }
 
 template <class T, int N>
 IRIS_HD Tile<T, N> full(T value) {
   Tile<T, N> t;
-  for (int j = 0; j < Layout<N>::per_thread; ++j) t.v[j] = value;
+  for (int j = 0; j < t.per_thread; ++j) t.v[j] = value;
   return t;
 }
 
@@ -60,11 +64,11 @@ template <class A, class B>
 IRIS_HD auto add(const A& a, const B& b) {
   if constexpr (is_range<A> && is_int_scalar<B>) {
     using T = std::common_type_t<typename A::value_type, B>;
-    return Range<T, A::size>{static_cast<T>(a.start + b)};
+    return Range<T, A::size, layout_of<A>>{static_cast<T>(a.start + b)};
   } else if constexpr (is_int_scalar<A> && is_range<B>) {
     return add(b, a);
   } else if constexpr (std::is_pointer_v<A> && is_range<B>) {
-    return ContigPtrs<std::remove_pointer_t<A>, B::size>{a + b.start};
+    return ContigPtrs<std::remove_pointer_t<A>, B::size, layout_of<B>>{a + b.start};
   } else if constexpr (is_range<A> && std::is_pointer_v<B>) {
     return add(b, a);
   } else if constexpr (is_contig<A> && is_int_scalar<B>) {

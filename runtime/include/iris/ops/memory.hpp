@@ -44,8 +44,9 @@ IRIS_HD void for_each_active(const P& ptr, const M& mask, F f) {
   if constexpr (std::is_pointer_v<P>) {
     if (mask_at(mask, 0)) f(ptr);
   } else {
-    if (!Layout<P::size>::active()) return;
-    for (int j = 0; j < Layout<P::size>::per_thread; ++j)
+    using L = common_layout_t<P, M>;
+    if (!L::active()) return;
+    for (int j = 0; j < L::per_thread; ++j)
       if (mask_at(mask, j)) f(ptr[j]);
   }
 }
@@ -96,18 +97,17 @@ IRIS_HD void check_memory(const C& check, const P& ptr, const M& mask = {}) {
 }
 
 
-// Bytes that one vector access moves: a thread's run of `vec` elements, when
-// that is a size the hardware loads in one instruction.
-template <class T, int N>
-constexpr bool vector_access = sizeof(T) * Layout<N>::vec <= 16 &&
-                               is_tile_size(sizeof(T) * Layout<N>::vec) && Layout<N>::vec > 1;
+// Bytes that one vector access moves: a thread's run of `vec` elements of
+// layout L, when that is a size the hardware loads in one instruction.
+template <class T, class L>
+constexpr bool vector_access = sizeof(T) * L::vec <= 16 && is_tile_size(sizeof(T) * L::vec) && L::vec > 1;
 
 template <class T, int V>
 struct alignas(sizeof(T) * V) Chunk {
   T x[V];
 };
 
-// A pointer tile's elements of this thread, in runs of Layout's `vec`
+// A pointer tile's elements of this thread, in runs of its layout's `vec`
 // consecutive elements where the tile is contiguous (single elements where it
 // is not). A run that the hardware moves in one vector access (vector_access),
 // aligned to its size and all of it active and unmasked, goes whole to
@@ -118,14 +118,14 @@ struct alignas(sizeof(T) * V) Chunk {
 template <class P, class M, class OnRun, class OnElement>
 IRIS_HD void for_each_run(const P& ptr, const M& mask, OnRun on_run, OnElement on_element) {
   using T = std::remove_pointer_t<typename P::value_type>;
-  constexpr int N = P::size;
-  constexpr bool vectors = is_contig<P> && vector_access<T, N>;
-  constexpr int V = is_contig<P> ? Layout<N>::vec : 1;
-  const bool active = Layout<N>::active();
+  using L = common_layout_t<P, M>;
+  constexpr bool vectors = is_contig<P> && vector_access<T, L>;
+  constexpr int V = is_contig<P> ? L::vec : 1;
+  const bool active = L::active();
   bool aligned = false;
   if constexpr (vectors)
     aligned = reinterpret_cast<uintptr_t>(ptr.base) % (sizeof(T) * V) == 0;
-  for (int c = 0; c < Layout<N>::per_thread; c += V) {
+  for (int c = 0; c < L::per_thread; c += V) {
     if constexpr (vectors) {
       bool all = active;
       for (int k = 0; k < V; ++k) all = all && mask_at(mask, c + k);
@@ -146,11 +146,12 @@ IRIS_HD auto load(const P& ptr, const M& mask = {}, const O& other = {}, const C
     if (!mask_at(mask, 0)) return other_at<T>(other, 0);
     return *ptr;
   } else {
-    Tile<T, P::size> out;
+    using L = common_layout_t<P, M, O>;
+    Tile<T, P::size, L> out;
     for_each_run(
         ptr, mask,
         [&](const auto* first, int c) {
-          constexpr int V = Layout<P::size>::vec;
+          constexpr int V = L::vec;
           const Chunk<T, V> values = *reinterpret_cast<const Chunk<T, V>*>(first);
           for (int k = 0; k < V; ++k) out.v[c + k] = values.x[k];
         },
@@ -173,10 +174,11 @@ IRIS_HD void store(const P& ptr, const X& value, const M& mask = {}, const C& ch
     });
   } else {
     using T = std::remove_pointer_t<typename P::value_type>;
+    using L = common_layout_t<P, X, M>;
     for_each_run(
         ptr, mask,
         [&](auto* first, int c) {
-          constexpr int V = Layout<P::size>::vec;
+          constexpr int V = L::vec;
           Chunk<T, V> values;
           for (int k = 0; k < V; ++k) values.x[k] = static_cast<T>(elem(value, c + k));
           *reinterpret_cast<Chunk<T, V>*>(first) = values;

@@ -12,8 +12,8 @@ template <class X, class F>
 IRIS_HD auto reduce(const X& x, typename X::value_type identity, F combine) {
   using R = typename X::value_type;
   R acc = identity;
-  if (Layout<X::size>::active())
-    for (int j = 0; j < Layout<X::size>::per_thread; ++j) acc = combine(acc, x[j]);
+  if (layout_of<X>::active())
+    for (int j = 0; j < X::per_thread; ++j) acc = combine(acc, x[j]);
   return block_reduce<R>(acc, combine);
 }
 

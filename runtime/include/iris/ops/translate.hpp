@@ -22,7 +22,7 @@ IRIS_HD auto translate_to(const Program& p, const P& ptr, int to_rank, const C& 
   if constexpr (is_contig<P>) {
     check_translation(check, ptr.base, to_rank);
   } else if constexpr (is_tile<P>) {
-    for (int j = 0; j < Layout<P::size>::per_thread; ++j) check_translation(check, ptr[j], to_rank);
+    for (int j = 0; j < P::per_thread; ++j) check_translation(check, ptr[j], to_rank);
   } else {
     check_translation(check, ptr, to_rank);
   }

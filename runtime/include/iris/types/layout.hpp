@@ -1,11 +1,12 @@
-// The layout of a tile: which elements each thread of a program instance
-// holds. A program instance runs on kThreads threads (a GPU thread block; on
-// the CPU one thread that holds every element). The layout is blocked: a
-// thread holds runs of `vec` consecutive elements (4 when the tile is large
-// enough), so a contiguous access becomes 16-byte vector loads and stores for
-// 32-bit types. It depends on N only, never on the element type, so tiles of
-// different types line up element for element.
+// Layouts of tiles: which elements each thread of a program instance holds. A
+// program instance runs on kThreads threads (a GPU thread block; on the CPU
+// one thread that holds every element). A layout is part of a tile's type
+// (types/tile.hpp), so that tiles laid out differently (tensor-core fragments,
+// whose layout may depend on the element type) cannot be mixed by accident.
+// The default layout, Blocked, is what every tile of generated code has.
 #pragma once
+
+#include <concepts>
 
 #include "iris/target.hpp"
 
@@ -33,10 +34,28 @@ inline int thread_index() { return 0; }
 
 constexpr bool is_tile_size(long long n) { return n > 0 && (n & (n - 1)) == 0; }
 
-// Where element j of this thread lives in a tile of N elements.
+// What a layout of N elements tells: how many elements each thread holds
+// (per_thread), where in the tile this thread's element j lives (index), whether
+// this thread holds any (active), and vec, a divisor of per_thread: each run of
+// vec elements of a thread, from a multiple of vec on, is consecutive in the
+// tile, so that a contiguous access can move it with one vector load or store
+// (1 where no two are).
+template <class L, int N>
+concept LayoutOf = L::size == N && requires(int j) {
+  { L::per_thread } -> std::convertible_to<int>;
+  { L::vec } -> std::convertible_to<int>;
+  { L::index(j) } -> std::same_as<int>;
+  { L::active() } -> std::same_as<bool>;
+};
+
+// The blocked layout: a thread holds runs of `vec` consecutive elements (4
+// when the tile is large enough), so a contiguous access becomes 16-byte
+// vector loads and stores for 32-bit types. It depends on N only, never on the
+// element type, so tiles of different types line up element for element.
 template <int N>
-struct Layout {
+struct Blocked {
   static_assert(is_tile_size(N), "tile sizes are positive powers of two");
+  static constexpr int size = N;
   static constexpr int per_thread = N >= kThreads ? N / kThreads : 1;
   static constexpr int vec = per_thread < 4 ? per_thread : 4;
   IRIS_HD static int index(int j) {

@@ -1,10 +1,11 @@
 // The tile-like values of the library, and what is known of them at compile
 // time:
-//   Tile<T, N>        a register tile
-//   Range<T, N>       start + i (what arange and offsets built from it are),
-//                     kept symbolic so that contiguity is known at compile time
-//   ContigPtrs<T, N>  base + i: a pointer tile known to be contiguous
-// and the traits the operations dispatch on.
+//   Tile<T, N, L>        a register tile
+//   Range<T, N, L>       start + i (what arange and offsets built from it are),
+//                        kept symbolic so that contiguity is known at compile time
+//   ContigPtrs<T, N, L>  base + i: a pointer tile known to be contiguous
+// and the traits the operations dispatch on. L, the layout (types/layout.hpp),
+// is part of the type and defaults to Blocked<N>.
 #pragma once
 
 #include <type_traits>
@@ -13,55 +14,85 @@
 
 namespace iris {
 
-template <class T, int N>
+template <class T, int N, LayoutOf<N> L = Blocked<N>>
 struct Tile {
   using value_type = T;
   static constexpr int size = N;
-  static constexpr int per_thread = Layout<N>::per_thread;
+  static constexpr int per_thread = L::per_thread;
   T v[per_thread];
   IRIS_HD T operator[](int j) const { return v[j]; }
   IRIS_HD T& operator[](int j) { return v[j]; }
 };
 
-template <class T, int N>
+template <class T, int N, LayoutOf<N> L = Blocked<N>>
 struct Range {
   using value_type = T;
   static constexpr int size = N;
-  static constexpr int per_thread = Layout<N>::per_thread;
+  static constexpr int per_thread = L::per_thread;
   T start;
-  IRIS_HD T operator[](int j) const { return start + static_cast<T>(Layout<N>::index(j)); }
-  IRIS_HD operator Tile<T, N>() const {
-    Tile<T, N> t;
+  IRIS_HD T operator[](int j) const { return start + static_cast<T>(L::index(j)); }
+  IRIS_HD operator Tile<T, N, L>() const {
+    Tile<T, N, L> t;
     for (int j = 0; j < per_thread; ++j) t.v[j] = (*this)[j];
     return t;
   }
 };
 
-template <class T, int N>
+template <class T, int N, LayoutOf<N> L = Blocked<N>>
 struct ContigPtrs {
   using value_type = T*;
   static constexpr int size = N;
-  static constexpr int per_thread = Layout<N>::per_thread;
+  static constexpr int per_thread = L::per_thread;
   T* base;
-  IRIS_HD T* operator[](int j) const { return base + Layout<N>::index(j); }
-  IRIS_HD operator Tile<T*, N>() const {
-    Tile<T*, N> t;
+  IRIS_HD T* operator[](int j) const { return base + L::index(j); }
+  IRIS_HD operator Tile<T*, N, L>() const {
+    Tile<T*, N, L> t;
     for (int j = 0; j < per_thread; ++j) t.v[j] = (*this)[j];
     return t;
   }
 };
 
 // ---------------------------------------------------------------- traits
-template <class X> struct tile_traits { static constexpr bool is_tile = false; };
-template <class T, int N> struct tile_traits<Tile<T, N>> { static constexpr bool is_tile = true; };
-template <class T, int N> struct tile_traits<Range<T, N>> { static constexpr bool is_tile = true; };
-template <class T, int N> struct tile_traits<ContigPtrs<T, N>> { static constexpr bool is_tile = true; };
+template <class X> struct tile_traits {
+  static constexpr bool is_tile = false;
+  using layout = void;
+};
+template <class T, int N, class L> struct tile_traits<Tile<T, N, L>> {
+  static constexpr bool is_tile = true;
+  using layout = L;
+};
+template <class T, int N, class L> struct tile_traits<Range<T, N, L>> {
+  static constexpr bool is_tile = true;
+  using layout = L;
+};
+template <class T, int N, class L> struct tile_traits<ContigPtrs<T, N, L>> {
+  static constexpr bool is_tile = true;
+  using layout = L;
+};
 template <class X> inline constexpr bool is_tile = tile_traits<std::remove_cvref_t<X>>::is_tile;
 template <class X> inline constexpr bool is_range = false;
-template <class T, int N> inline constexpr bool is_range<Range<T, N>> = true;
+template <class T, int N, class L> inline constexpr bool is_range<Range<T, N, L>> = true;
 template <class X> inline constexpr bool is_contig = false;
-template <class T, int N> inline constexpr bool is_contig<ContigPtrs<T, N>> = true;
+template <class T, int N, class L> inline constexpr bool is_contig<ContigPtrs<T, N, L>> = true;
 template <class X> inline constexpr bool is_int_scalar = std::is_integral_v<X> && !std::is_same_v<X, bool>;
+
+// The layout of a tile-like type, void for a scalar.
+template <class X> using layout_of = typename tile_traits<std::remove_cvref_t<X>>::layout;
+
+// The layout of the tiles among the operands of an operation that pairs their
+// elements up by index (void where all are scalars, which are broadcast).
+// Element j of two tiles is the same element of the tile only where their
+// layouts agree, so they must.
+template <class... Ls> struct first_layout { using type = void; };
+template <class L, class... Ls> struct first_layout<L, Ls...> {
+  using type = std::conditional_t<std::is_void_v<L>, typename first_layout<Ls...>::type, L>;
+};
+template <class... Xs> struct common_layout {
+  using type = typename first_layout<layout_of<Xs>...>::type;
+  static_assert(((std::is_void_v<layout_of<Xs>> || std::is_same_v<layout_of<Xs>, type>) && ...),
+                "operands of an elementwise operation must have the same layout; convert one first");
+};
+template <class... Xs> using common_layout_t = typename common_layout<Xs...>::type;
 
 // The number of elements of a tile-like type, 0 for a scalar.
 template <class X>
