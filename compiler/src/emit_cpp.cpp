@@ -226,15 +226,10 @@ class Printer {
     return v ? operand(v) : std::string(absent);
   }
 
-  std::string constant(const TirValue* v) {
-    std::string type = scalar_cpp(v->type.scalar);
-    switch (v->literal) {
-      case TirValue::Literal::Int: return fmt::format("{}({})", type, v->int_bits);
-      case TirValue::Literal::SignedInt: return fmt::format("{}({})", type, static_cast<int64_t>(v->int_bits));
-      case TirValue::Literal::Float: return fmt::format("{}({:.17g})", type, v->float_value);
-      case TirValue::Literal::Bool: return v->bool_value ? "true" : "false";
-    }
-    return "";
+  // A literal in its type, which C++ would not infer from the digits (int64_t(1), float(2)).
+  static std::string constant(const TirValue* v) {
+    if (v->literal == TirValue::Literal::Bool) return literal_text(*v);
+    return fmt::format("{}({})", scalar_cpp(v->type.scalar), literal_text(*v));
   }
 
   // The check argument of a memory operation: its .iris location where the

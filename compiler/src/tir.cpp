@@ -52,6 +52,16 @@ std::string TirType::str() const {
   return fmt::format("tile<{}, {}{}>", element, shape, layout == TirLayout::Blocked ? "blocked" : "none");
 }
 
+std::string literal_text(const TirValue& constant) {
+  switch (constant.literal) {
+    case TirValue::Literal::Int: return std::to_string(constant.int_bits);
+    case TirValue::Literal::SignedInt: return std::to_string(static_cast<int64_t>(constant.int_bits));
+    case TirValue::Literal::Float: return fmt::format("{:.17g}", constant.float_value);
+    case TirValue::Literal::Bool: return constant.bool_value ? "true" : "false";
+  }
+  return "";
+}
+
 TirType tir_type(const Type& type) {
   TirType t;
   t.kind = type.is_void() || type.is_error() ? TirType::Kind::Void

@@ -28,7 +28,9 @@ class TirPrinter {
   }
 
  private:
-  static std::string name(const TirVar* v) { return v->cpp_name.empty() ? std::string(v->name) : v->cpp_name; }
+  // The C++ name once the naming pass has given one, else the .iris name.
+  template <class Named>
+  static std::string name(const Named* n) { return n->cpp_name.empty() ? std::string(n->name) : n->cpp_name; }
 
   void function(const TirFunction& f) {
     next_ = 0;
@@ -38,7 +40,7 @@ class TirPrinter {
                                f.ct_defaults[i].empty() ? "" : " = " + f.ct_defaults[i]));
     for (const TirVar* p : f.params) params.push_back(fmt::format("{}: {}", name(p), p->type.str()));
     out_ << fmt::format("\n{} {}{}({})", f.is_kernel ? "kernel" : "func",
-                        f.cpp_name.empty() ? std::string(f.name) : f.cpp_name,
+                        name(&f),
                         ct.empty() ? "" : fmt::format("<{}>", fmt::join(ct, ", ")), fmt::join(params, ", "));
     if (!f.result.is_void()) out_ << " -> " << f.result.str();
     out_ << ":\n";
@@ -109,19 +111,12 @@ class TirPrinter {
   std::string attributes(const TirValue* v) {
     std::vector<std::string> attrs;
     switch (v->op) {
-      case TirOp::Constant:
-        switch (v->literal) {
-          case TirValue::Literal::Int: attrs.push_back(std::to_string(v->int_bits)); break;
-          case TirValue::Literal::SignedInt: attrs.push_back(std::to_string(static_cast<int64_t>(v->int_bits))); break;
-          case TirValue::Literal::Float: attrs.push_back(fmt::format("{:.17g}", v->float_value)); break;
-          case TirValue::Literal::Bool: attrs.push_back(v->bool_value ? "true" : "false"); break;
-        }
-        break;
+      case TirOp::Constant: attrs.push_back(literal_text(*v)); break;
       case TirOp::NamedConstant:
       case TirOp::CallImported: attrs.push_back(std::string(v->text)); break;
       case TirOp::Read: attrs.push_back(name(v->var)); break;
       case TirOp::CallDevice:
-        attrs.push_back(v->callee->cpp_name.empty() ? std::string(v->callee->name) : v->callee->cpp_name);
+        attrs.push_back(name(v->callee));
         break;
       default: break;
     }

@@ -180,6 +180,10 @@ struct TirModule {
   std::deque<std::string> strings_;
 };
 
+// A Constant's value as written in C++ and in --emit=tir: "5", "-1",
+// "0.10000000000000001" (every digit a double holds), "true".
+std::string literal_text(const TirValue& constant);
+
 // --emit=tir: one operation a line, typed.
 void print_tir(const TirModule& module, const llvm::SourceMgr& sources, llvm::raw_ostream& out);
 
