@@ -135,13 +135,15 @@ class Printer {
       case ExprKind::Cast: return fmt::format("Cast {}", type_syntax(e->type_syntax));
       case ExprKind::Translate: return "Translate '@'";
       case ExprKind::TypeValue: return fmt::format("Type {}", type_syntax(e->type_syntax));
+      case ExprKind::AddAxis: return fmt::format("AddAxis {}", e->int_value);
+      case ExprKind::Shape: return "Shape";
     }
     return "";
   }
 
   void expr(const Expr* e, int depth) {
     std::string head = expr_head(e);
-    if (checked_ && e->kind != ExprKind::TypeValue) {
+    if (checked_ && e->kind != ExprKind::TypeValue && e->kind != ExprKind::Shape) {  // neither has a value
       head += " : " + e->type.str();
       if (e->constant) head += " = " + e->constant->text();
     }

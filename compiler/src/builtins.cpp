@@ -32,6 +32,7 @@ std::string_view trim(std::string_view s) {
 ParamKind kind_named(std::string_view name) {
   if (name == "mask") return ParamKind::Mask;
   if (name == "type") return ParamKind::Type;
+  if (name == "shape") return ParamKind::Shape;
   if (name == "sem") return ParamKind::Sem;
   if (name == "scope") return ParamKind::Scope;
   if (name == "cmp") return ParamKind::Cmp;

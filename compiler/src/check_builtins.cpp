@@ -71,14 +71,14 @@ Type Checker::check_imported_call(Expr* call, const Function& fn) {
     note_declarations(fn);
     return Type::error();
   }
-  std::optional<Shape> shape;
+  std::optional<TileShape> shape;
   const Expr* tile_arg = nullptr;
   bool ok = true;
   std::string what = fmt::format("the arguments of '{}'", fn.name);
   for (size_t i = 0; i < fn.params.size(); ++i) {
     const Expr* arg = call->call->resolved_args[i];
     if (!tile_arg && arg->type.is_tile()) tile_arg = arg;
-    std::optional<Shape> joined;
+    std::optional<TileShape> joined;
     if (!broadcast(fn.param_types[i].with_shape(shape), arg->type, joined, what, arg->range)) {
       note_declarations(fn);
       return Type::error();
@@ -175,6 +175,9 @@ bool Checker::bind_arguments(Expr* call, std::string_view callee,
       case ParamKind::Mask:
         ok &= !check_value(arg).is_error();
         break;
+      case ParamKind::Shape:
+        check_size(arg);
+        break;
       case ParamKind::Type:
         if (arg->kind != ExprKind::TypeValue) {
           diags_.error(DiagKind::ExpectedTypeArgument, arg->range, p.name, callee);
@@ -186,8 +189,7 @@ bool Checker::bind_arguments(Expr* call, std::string_view callee,
         break;
       default: {
         auto names = enumerators(p.kind);
-        std::string_view text(arg->range.Start.getPointer(),
-                              arg->range.End.getPointer() - arg->range.Start.getPointer());
+        std::string_view text = source_text(arg->range);
         for (size_t k = 0; k < names.size(); ++k)
           if (arg->kind == ExprKind::Name && names[k] == arg->name) call->call->enum_args[i] = static_cast<int>(k);
         if (call->call->enum_args[i] < 0) {
@@ -244,9 +246,9 @@ Type Checker::check_builtin(Expr* call) {
         diags_.error(DiagKind::CannotConvert, a[0]->range, c.str(), "bool", "the condition of 'where'");
         return Type::error();
       }
-      std::optional<Shape> s1, s2;
-      if (!broadcast(c, x, s1, "'where'", call->range) || !broadcast(x, y, s2, "'where'", call->range) ||
-          !broadcast(c, y, s2, "'where'", call->range))
+      std::optional<TileShape> cx, shape;
+      if (!broadcast(c, x, cx, "'where'", call->range) ||
+          !broadcast(x.with_shape(cx), y, shape, "'where'", call->range))
         return Type::error();
       auto common = x.is_pointer() && y.is_pointer() && x.element().same(y.element())
                         ? std::optional<Type>(x.element())
@@ -255,22 +257,21 @@ Type Checker::check_builtin(Expr* call) {
         diags_.error(DiagKind::IncompatibleOperands, call->range, "where", x.str(), y.str());
         return Type::error();
       }
-      return common->with_shape(s1 ? s1 : s2);
+      return common->with_shape(shape);
     }
     case BuiltinId::Sum:
     case BuiltinId::Max:
-    case BuiltinId::Min: {
+    case BuiltinId::Min: return check_reduction(call);
+    case BuiltinId::Trans: {
       const Type& t = a[0]->type;
-      if (!t.is_tile()) {
-        diags_.error(DiagKind::NeedsTile, a[0]->range, call->name, t.str());
+      if (!t.is_tile() || t.shape->rank != 2) {
+        diags_.error(DiagKind::WrongTileRank, a[0]->range, "'trans'", "2-D tile", t.str());
         return Type::error();
       }
-      if (!t.is_arithmetic()) {
-        diags_.error(DiagKind::InvalidOperand, call->range, call->name, t.str());
-        return Type::error();
-      }
-      return materialize(t.element());
+      return t.with_shape(TileShape(t.shape->dims[1], t.shape->dims[0]));
     }
+    case BuiltinId::Reshape: return check_reshape(call);
+    case BuiltinId::Dot: return check_dot(call);
     case BuiltinId::Fence:
       if (call->call->enum_args[0] == static_cast<int>(MemoryOrder::Relaxed))
         diags_.error(DiagKind::RelaxedFence, a[0]->range);
@@ -278,6 +279,97 @@ Type Checker::check_builtin(Expr* call) {
     case BuiltinId::Barrier: return Type::void_type();
     default: return check_memory_op(call);
   }
+}
+
+// sum, max and min: of the whole tile, or along an axis (of a 2-D tile, the
+// other axis remains; of a 1-D tile, a scalar remains).
+Type Checker::check_reduction(Expr* call) {
+  const auto& a = call->call->resolved_args;
+  const Type& t = a[0]->type;
+  if (!t.is_tile()) {
+    diags_.error(DiagKind::NeedsTile, a[0]->range, call->name, t.str());
+    return Type::error();
+  }
+  if (!t.is_arithmetic()) {
+    diags_.error(DiagKind::InvalidOperand, call->range, call->name, t.str());
+    return Type::error();
+  }
+  Type element = materialize(t.element());
+  if (!a[1]) return element;
+  auto axis = require_axis(a[1], call, t);
+  if (!axis) return Type::error();
+  if (t.shape->rank == 1) return element;
+  return element.with_shape(TileShape(t.shape->dims[1 - *axis]));
+}
+
+// The axis argument of an operation on `tile`: a compile-time integer (not a
+// parameter: the result's type depends on it) that names one of its axes.
+std::optional<int64_t> Checker::require_axis(Expr* axis, const Expr* call, const Type& tile) {
+  if (axis->type.is_error()) return std::nullopt;
+  if (!axis->type.is_integer() || axis->type.is_tile()) {
+    diags_.error(DiagKind::CannotConvert, axis->range, axis->type.str(), "i32", "the axis");
+    return std::nullopt;
+  }
+  auto c = require_constant(axis, "the axis");
+  if (!c) return std::nullopt;
+  if (c->symbolic) {
+    diags_.error(DiagKind::NotCompileTime, axis->range, "the axis (a number, not a compile-time parameter)");
+    return std::nullopt;
+  }
+  if (*c->value < 0 || *c->value >= tile.shape->rank) {
+    diags_.error(DiagKind::TileAxisOutOfRange, axis->range, *c->value, call->name, tile.str());
+    return std::nullopt;
+  }
+  return *c->value;
+}
+
+// reshape(x, shape): the same elements, in row-major order, in another shape.
+Type Checker::check_reshape(Expr* call) {
+  const auto& a = call->call->resolved_args;
+  const Type& t = a[0]->type;
+  if (!t.is_tile()) {
+    diags_.error(DiagKind::NeedsTile, a[0]->range, call->name, t.str());
+    return Type::error();
+  }
+  auto shape = tile_shape(a[1], "the shape of 'reshape'");
+  if (!shape) return Type::error();
+  auto from = t.shape->elements(), to = shape->elements();
+  if (from && to && *from != *to) {
+    diags_.error(DiagKind::ReshapeSize, a[1]->range, t.str(), *from, shape->text(), *to);
+    return Type::error();
+  }
+  return t.with_shape(shape);
+}
+
+// dot(a, b, acc): (M, K) x (K, N), accumulated into (M, N) in f32 (i32 for i8).
+Type Checker::check_dot(Expr* call) {
+  const auto& args = call->call->resolved_args;
+  const Type &a = args[0]->type, &b = args[1]->type;
+  for (const Expr* operand : {args[0], args[1]}) {
+    if (!operand->type.is_tile() || operand->type.shape->rank != 2) {
+      diags_.error(DiagKind::WrongTileRank, operand->range, "'dot'", "2-D tile", operand->type.str());
+      return Type::error();
+    }
+  }
+  auto multipliable = [](const Type& t) {
+    return t.is_scalar_kind() && (t.scalar == ScalarKind::F16 || t.scalar == ScalarKind::BF16 ||
+                                  t.scalar == ScalarKind::F32 || t.scalar == ScalarKind::I8);
+  };
+  if (!multipliable(a) || !multipliable(b) || a.scalar != b.scalar) {
+    diags_.error(DiagKind::DotElementType, call->range, a.str(), b.str());
+    return Type::error();
+  }
+  if (!(a.shape->dims[1] == b.shape->dims[0])) {
+    diags_.error(DiagKind::DotShapeMismatch, call->range, a.str(), b.str());
+    return Type::error();
+  }
+  Type result = Type::scalar_of(a.scalar == ScalarKind::I8 ? ScalarKind::I32 : ScalarKind::F32)
+                    .with_shape(TileShape(a.shape->dims[0], b.shape->dims[1]));
+  if (const Expr* acc = args[2]; acc && !acc->type.is_error() && !acc->type.same(result)) {
+    diags_.error(DiagKind::DotAccumulator, acc->range, result.str(), acc->type.str());
+    return Type::error();
+  }
+  return result;
 }
 
 // load, store, the atomics, wait_until and signal.
@@ -303,10 +395,15 @@ Type Checker::check_memory_op(Expr* call) {
   Type access = Type::scalar_of(pointer.scalar).with_shape(pointer.shape);
   for (size_t i = 1; i < b.params.size(); ++i) {
     if (!a[i]) continue;
-    if (b.params[i].kind == ParamKind::Mask)
+    if (b.params[i].kind == ParamKind::Mask) {
       ok &= check_mask(a[i], access);
-    else if (b.params[i].kind == ParamKind::Value)
-      ok &= require_value_convertible(a[i], access, arg_name(call, i));
+    } else if (b.params[i].kind == ParamKind::Value) {
+      // A value broadcasts to the access's shape, as an operand of an
+      // elementwise operation does.
+      const Type& v = a[i]->type;
+      bool broadcasts = v.is_tile() && access.is_tile() && broadcast_shapes(*v.shape, *access.shape) == access.shape;
+      ok &= require_value_convertible(a[i], broadcasts ? access.with_shape(v.shape) : access, arg_name(call, i));
+    }
   }
   ok &= check_order(call, param_of_kind(b, ParamKind::Sem),
                     b.id == BuiltinId::AtomicLoad || b.id == BuiltinId::WaitUntil,
@@ -326,7 +423,7 @@ bool Checker::check_mask(Expr* mask, const Type& access) {
     diags_.error(DiagKind::MaskNotBool, mask->range, m.str());
     return false;
   }
-  if (m.is_tile() && (!access.is_tile() || *m.shape != *access.shape)) {
+  if (m.is_tile() && (!access.is_tile() || broadcast_shapes(*m.shape, *access.shape) != access.shape)) {
     diags_.error(DiagKind::MaskShapeMismatch, mask->range, m.str(), access.str());
     return false;
   }

@@ -75,6 +75,11 @@ Type Checker::check_expr(Expr* e) {
       e->type_syntax->resolved = resolve_type(e->type_syntax);
       diags_.error(DiagKind::TypeUsedAsValue, e->range, e->type_syntax->resolved.str());
       break;
+    case ExprKind::AddAxis: t = check_add_axis(e); break;
+    case ExprKind::Shape:
+      check_size(e);
+      diags_.error(DiagKind::ShapeNotValue, e->range, source_text(e->range));
+      break;
   }
   e->type = t;
   return t;
@@ -87,6 +92,32 @@ Type Checker::check_value(Expr* e) {
     e->type = Type::error();
   }
   return e->type;
+}
+
+// x[:, None] and x[None, :]: a 1-D tile of N as a column (N, 1) or a row
+// (1, N), the same elements in the same order.
+Type Checker::check_add_axis(Expr* e) {
+  Type t = check_value(e->operands[0]);
+  if (t.is_error()) return t;
+  if (!t.is_tile() || t.shape->rank != 1) {
+    diags_.error(DiagKind::WrongTileRank, e->range, "adding an axis", "1-D tile", t.str());
+    return Type::error();
+  }
+  const Shape n = t.shape->dims[0], one{{}, 1};
+  return t.with_shape(e->int_value == 1 ? TileShape(n, one) : TileShape(one, n));
+}
+
+// A tile size where one is expected: a size, or a shape (M, N).
+void Checker::check_size(Expr* size) {
+  if (size->kind != ExprKind::Shape) {
+    check_value(size);
+    return;
+  }
+  for (Expr* dim : size->operand_list()) check_value(dim);
+}
+
+std::string_view Checker::source_text(llvm::SMRange range) {
+  return {range.Start.getPointer(), static_cast<size_t>(range.End.getPointer() - range.Start.getPointer())};
 }
 
 Type Checker::check_name(Expr* e) {
@@ -133,11 +164,12 @@ Type Checker::check_binary(Expr* e) {
   return t;
 }
 
-bool Checker::broadcast(const Type& a, const Type& b, std::optional<Shape>& shape,
+bool Checker::broadcast(const Type& a, const Type& b, std::optional<TileShape>& shape,
                         std::string_view what, llvm::SMRange range) {
-  if (a.is_tile() && b.is_tile() && *a.shape != *b.shape) {
-    diags_.error(DiagKind::ShapeMismatch, range, what, a.str(), b.str());
-    return false;
+  if (a.is_tile() && b.is_tile()) {
+    shape = broadcast_shapes(*a.shape, *b.shape);
+    if (!shape) diags_.error(DiagKind::ShapeMismatch, range, what, a.str(), b.str());
+    return shape.has_value();
   }
   shape = a.is_tile() ? a.shape : b.shape;
   return true;
@@ -165,7 +197,7 @@ std::optional<Type> Checker::unify(const Type& a, const Type& b) {
 Type Checker::binary_result(TokenKind op, const Type& lhs, const Type& rhs, llvm::SMRange range) {
   if (lhs.is_error() || rhs.is_error()) return Type::error();
   std::string op_text = fmt::format("'{}'", token_kind_text(op));
-  std::optional<Shape> shape;
+  std::optional<TileShape> shape;
   if (!broadcast(lhs, rhs, shape, op_text, range)) return Type::error();
   auto incompatible = [&] {
     diags_.error(DiagKind::IncompatibleOperands, range, token_kind_text(op), lhs.str(), rhs.str());
@@ -351,7 +383,7 @@ Type Checker::resolve_type(const TypeSyntax* ts) {
     case TypeSyntax::Kind::Pointer: return Type::pointer_to(ts->scalar, ts->sym);
     case TypeSyntax::Kind::Tile: {
       Type element = resolve_type(ts->element);
-      check_value(ts->size);
+      check_size(ts->size);
       auto shape = tile_shape(ts->size, "the tile size");
       if (!shape) return Type::error();
       return element.with_shape(shape);
@@ -366,8 +398,24 @@ std::optional<ConstValue> Checker::require_constant(Expr* e, std::string_view wh
   return e->constant;
 }
 
-// A tile size: a compile-time integer, a positive power of two, not too large.
-std::optional<Shape> Checker::tile_shape(Expr* size, std::string_view what) {
+// A tile's shape: a size, or a shape (M, N) of two sizes, the elements in all
+// not too many.
+std::optional<TileShape> Checker::tile_shape(Expr* size, std::string_view what) {
+  if (size->kind != ExprKind::Shape) return tile_dim(size, what);
+  auto rows = tile_dim(size->operands[0], what);
+  auto cols = tile_dim(size->operands[1], what);
+  if (!rows || !cols) return std::nullopt;
+  TileShape shape(*rows, *cols);
+  if (auto n = shape.elements(); n && *n > kMaxTileSize) {
+    diags_.error(DiagKind::TileSizeTooLarge, size->range, *n, kMaxTileSize);
+    return std::nullopt;
+  }
+  return shape;
+}
+
+// One dimension of a tile: a compile-time integer, a positive power of two,
+// not too large.
+std::optional<Shape> Checker::tile_dim(Expr* size, std::string_view what) {
   if (size->type.is_error()) return std::nullopt;
   if (!size->type.is_integer() || size->type.is_tile()) {
     diags_.error(DiagKind::CannotConvert, size->range, size->type.str(), "i32", what);

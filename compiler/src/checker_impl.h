@@ -52,9 +52,10 @@ class Checker {
   Type resolve_type(const TypeSyntax* ts);
   // The result of `lhs op rhs`, or an error type (after a diagnostic at range).
   Type binary_result(TokenKind op, const Type& lhs, const Type& rhs, llvm::SMRange range);
-  // The shape of an elementwise result: false (after a diagnostic) when both
-  // are tiles of different shapes.
-  bool broadcast(const Type& a, const Type& b, std::optional<Shape>& shape, std::string_view what,
+  // The shape of an elementwise result, NumPy's broadcast of the operands'
+  // shapes: false (after a diagnostic) when both are tiles whose shapes do
+  // not broadcast.
+  bool broadcast(const Type& a, const Type& b, std::optional<TileShape>& shape, std::string_view what,
                  llvm::SMRange range);
   std::optional<Type> unify(const Type& a, const Type& b);
   static bool convertible(const Type& from, const Type& to);
@@ -69,7 +70,11 @@ class Checker {
   static ConstValue wrap_constant(ConstValue c, ScalarKind target);
   void fold_unary(Expr* e);
   std::optional<ConstValue> require_constant(Expr* e, std::string_view what);
-  std::optional<Shape> tile_shape(Expr* size, std::string_view what);
+  std::optional<TileShape> tile_shape(Expr* size, std::string_view what);
+  std::optional<Shape> tile_dim(Expr* size, std::string_view what);
+  void check_size(Expr* size);
+  Type check_add_axis(Expr* e);
+  static std::string_view source_text(llvm::SMRange range);
   void note_pointer_origin(const Expr* pointer);
 
   // ---- check_builtins.cpp
@@ -82,6 +87,10 @@ class Checker {
   void note_declarations(const Function& fn);
   Type check_memory_op(Expr* call);
   bool check_mask(Expr* mask, const Type& access);
+  Type check_reduction(Expr* call);
+  Type check_reshape(Expr* call);
+  Type check_dot(Expr* call);
+  std::optional<int64_t> require_axis(Expr* axis, const Expr* call, const Type& tile);
   bool check_order(Expr* call, size_t sem_index, bool is_load, bool is_store);
   std::string arg_name(const Expr* call, size_t index) const;
 

@@ -36,10 +36,17 @@ std::string element_cpp(const TirType& t) {
   return t.is_pointer() ? scalar_cpp(t.scalar) + "*" : scalar_cpp(t.scalar);
 }
 
+// A shape as template arguments: "64", "BLOCK_M, 64".
+std::string dims_cpp(const TirType& t) {
+  std::vector<std::string> dims;
+  for (const Shape& d : t.dims) dims.push_back(d.text());
+  return fmt::format("{}", fmt::join(dims, ", "));
+}
+
 std::string type_cpp(const TirType& t) {
   if (t.is_void()) return "void";
   if (!t.is_tile()) return element_cpp(t);
-  return fmt::format("iris::Tile<{}, {}>", element_cpp(t), t.dims[0].text());
+  return fmt::format("iris::{}<{}, {}>", t.dims.size() == 1 ? "Tile" : "Tile2", element_cpp(t), dims_cpp(t));
 }
 
 class Printer {
@@ -214,7 +221,7 @@ class Printer {
   std::string stored(const TirValue* v) {
     if (v->op != TirOp::Broadcast) return expr(v);
     std::string element = element_cpp(v->type);
-    return fmt::format("iris::full<{}, {}>(static_cast<{}>({}))", element, v->type.dims[0].text(), element,
+    return fmt::format("iris::full<{}, {}>(static_cast<{}>({}))", element, dims_cpp(v->type), element,
                        expr(v->operands[0]));
   }
 
@@ -247,7 +254,11 @@ class Printer {
     switch (info.category) {
       case TirCategory::Unary: return fmt::format("{}({})", info.runtime, operand(a[0]));
       case TirCategory::Binary: return fmt::format("{}({}, {})", info.runtime, operand(a[0]), operand(a[1]));
-      case TirCategory::Reduce: return fmt::format("{}({})", info.runtime, operand(a[0]));
+      case TirCategory::Reduce:
+        if (v->axis >= 0) return fmt::format("{}<{}>({})", info.runtime, v->axis, operand(a[0]));
+        return fmt::format("{}({})", info.runtime, operand(a[0]));
+      case TirCategory::Contract:
+        return fmt::format("{}({}, {}, {})", info.runtime, operand(a[0]), operand(a[1]), stored(a[2]));
       case TirCategory::Select:
         return fmt::format("{}({}, {}, {})", info.runtime, operand(a[0]), operand(a[1]), operand(a[2]));
       default: break;
@@ -265,10 +276,14 @@ class Printer {
       case TirOp::Rank:
       case TirOp::WorldSize:
       case TirOp::Barrier: return fmt::format("{}(iris_program)", info.runtime);
-      case TirOp::Arange: return fmt::format("{}<{}>()", info.runtime, v->type.dims[0].text());
-      case TirOp::Zeros: return fmt::format("{}<{}, {}>()", info.runtime, element_cpp(v->type), v->type.dims[0].text());
+      case TirOp::BroadcastTo:
+      case TirOp::Reshape: return fmt::format("{}<{}>({})", info.runtime, dims_cpp(v->type), expr(a[0]));
+      case TirOp::AddAxis: return fmt::format("{}<{}>({})", info.runtime, v->axis, expr(a[0]));
+      case TirOp::Trans: return fmt::format("{}({})", info.runtime, expr(a[0]));
+      case TirOp::Arange: return fmt::format("{}<{}>()", info.runtime, dims_cpp(v->type));
+      case TirOp::Zeros: return fmt::format("{}<{}, {}>()", info.runtime, element_cpp(v->type), dims_cpp(v->type));
       case TirOp::Full:
-        return fmt::format("{}<{}, {}>({})", info.runtime, element_cpp(v->type), v->type.dims[0].text(), expr(a[0]));
+        return fmt::format("{}<{}, {}>({})", info.runtime, element_cpp(v->type), dims_cpp(v->type), expr(a[0]));
       case TirOp::Load:
         return fmt::format("{}({}, {}, {}, {})", info.runtime, expr(a[0]), optional(a[1], "iris::NoMask{}"),
                            optional(a[2], "iris::NoOther{}"), site(v));

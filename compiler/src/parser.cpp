@@ -311,8 +311,9 @@ class Parser {
     return t;
   }
 
-  // tile_type = "tile" "<" element_type "," shift ">" ;
+  // tile_type = "tile" "<" element_type "," shift [ "," shift ] ">" ;
   // element_type = scalar_type | pointer_type ;
+  // Two sizes make a 2-D tile, its size a shape (M, N) like zeros'.
   TypeSyntax* tile_type() {
     Nesting nesting(*this);  // a tile size may hold another tile type
     if (!nesting.ok()) return nullptr;
@@ -323,6 +324,10 @@ class Parser {
         at(TokenKind::Sym) || at(TokenKind::Star) ? pointer_type() : scalar_type();
     if (!element || !expect(TokenKind::Comma, "after the tile's element type")) return nullptr;
     Expr* size = shift();
+    if (size && accept(TokenKind::Comma)) {
+      Expr* cols = shift();
+      size = cols ? shape(size, cols) : nullptr;
+    }
     if (!size || !expect_closing(TokenKind::Greater, open, "after the tile size")) return nullptr;
     int h = size->height + 1;  // the checker recurses into the size
     if (h > kMaxExprHeight) {
@@ -607,9 +612,9 @@ class Parser {
     return operand;
   }
 
-  // unary = ( "-" | "!" | "~" ) unary | primary ;
+  // unary = ( "-" | "!" | "~" ) unary | postfix ;
   Expr* unary() {
-    if (!at(TokenKind::Minus) && !at(TokenKind::Bang) && !at(TokenKind::Tilde)) return primary();
+    if (!at(TokenKind::Minus) && !at(TokenKind::Bang) && !at(TokenKind::Tilde)) return postfix();
     Nesting nesting(*this);
     if (!nesting.ok()) return nullptr;
     const Token& op = advance();
@@ -619,6 +624,48 @@ class Parser {
     e->op = op.kind;
     e->operands = {operand};
     e->height = operand->height + 1;
+    return e;
+  }
+
+  // postfix = primary { "[" new_axis "]" } ;
+  // new_axis = ":" "," "None" | "None" "," ":" ;
+  // NumPy's and Triton's spelling of adding an axis to a 1-D tile: x[:, None]
+  // is a column (N, 1), x[None, :] a row (1, N). `None` is a keyword only here.
+  Expr* postfix() {
+    Expr* operand = primary();
+    while (operand && at(TokenKind::LBracket)) {
+      const Token& open = advance();
+      int axis = accept(TokenKind::Colon) ? 1 : 0;
+      bool ok = axis == 1 ? expect(TokenKind::Comma, "after ':' in an index") && expect_none()
+                          : expect_none() && expect(TokenKind::Comma, "after 'None' in an index") &&
+                                expect(TokenKind::Colon, "after 'None,' in an index");
+      if (!ok || !expect_closing(TokenKind::RBracket, open, "after the index")) return nullptr;
+      Expr* e = make_expr(ExprKind::AddAxis, from(operand->range.Start));
+      e->operands = {operand};
+      e->int_value = static_cast<uint64_t>(axis);
+      e->height = operand->height + 1;
+      if (e->height > kMaxExprHeight) {
+        too_deep(kMaxExprHeight);
+        return nullptr;
+      }
+      operand = e;
+    }
+    return operand;
+  }
+  bool expect_none() {
+    if (at(TokenKind::Identifier) && tok().text == "None") {
+      advance();
+      return true;
+    }
+    expected("'None'", "in an index (x[:, None] or x[None, :] add an axis)");
+    return false;
+  }
+
+  // A shape (M, N): the size of a 2-D tile.
+  Expr* shape(Expr* rows, Expr* cols) {
+    Expr* e = make_expr(ExprKind::Shape, {rows->range.Start, cols->range.End});
+    e->operands = {rows, cols};
+    e->height = std::max(rows->height, cols->height) + 1;
     return e;
   }
 
@@ -658,13 +705,21 @@ class Parser {
     return nullptr;
   }
 
-  // "(" expr ")"
+  // "(" expr [ "," expr ] ")"
+  // With two expressions, a shape (M, N); the checker accepts one only where a
+  // tile size is expected.
   Expr* parenthesized() {
     Nesting nesting(*this);
     if (!nesting.ok()) return nullptr;
     const Token& open = advance();
     Expr* inner = expr();
+    if (inner && accept(TokenKind::Comma)) {
+      Expr* cols = expr();
+      if (!cols) return nullptr;
+      inner = shape(inner, cols);
+    }
     if (!inner || !expect_closing(TokenKind::RParen, open, "after the expression")) return nullptr;
+    if (inner->kind == ExprKind::Shape) inner->range = from(open.loc());
     return inner;
   }
 

@@ -70,7 +70,7 @@ TirType tir_type(const Type& type) {
   t.scalar = type.scalar;
   t.space = type.sym ? AddressSpace::Heap : AddressSpace::Local;
   if (type.shape) {
-    t.dims.push_back(*type.shape);
+    for (const Shape& d : type.shape->list()) t.dims.push_back(d);
     t.layout = TirLayout::Blocked;
   }
   return t;

@@ -5,7 +5,8 @@
 //   - Literal typing. A literal takes the type of the operation it is part of
 //     (`x + 1` with x: i64 computes in i64), passed down as a hint; a wholly
 //     literal expression takes its context's type (`let big: i64 = 1 << 40`).
-//   - Broadcast. A scalar where a tile is expected becomes a Broadcast.
+//   - Broadcast. A scalar where a tile is expected becomes a Broadcast, and
+//     a tile where a tile of a larger shape is expected a BroadcastTo.
 //   - Narrowing. C++ promotes small integers and 16-bit floats before
 //     arithmetic (i8 + i8 is int), so an operation on them computes in the
 //     promoted type and a Convert narrows the result back to the .iris type.
@@ -226,8 +227,9 @@ class Builder {
 
   // An operand of an elementwise operation over tiles shaped like `shape`.
   TirValue* broadcast_to(TirValue* v, const TirType& shape) {
-    if (!v || !shape.is_tile() || v->type.is_tile()) return v;
-    TirValue* b = m_.make_value(TirOp::Broadcast, v->type.shaped_like(shape), v->loc);
+    if (!v || !shape.is_tile() || v->type.dims == shape.dims) return v;
+    TirOp op = v->type.is_tile() ? TirOp::BroadcastTo : TirOp::Broadcast;
+    TirValue* b = m_.make_value(op, v->type.shaped_like(shape), v->loc);
     b->operands.push_back(v);
     return b;
   }
@@ -318,9 +320,16 @@ class Builder {
       case ExprKind::Call:
         if (e->call->builtin) return builtin(e, hint);
         return e->call->callee->imported_from ? imported_call(e) : device_call(e);
-      case ExprKind::TypeValue: break;  // only zeros takes one, and reads the call's type
+      case ExprKind::AddAxis: {
+        TirValue* v = m_.make_value(TirOp::AddAxis, tir_type(e->type), e->range.Start);
+        v->operands.push_back(expr(e->operands[0]));
+        v->axis = static_cast<int>(e->int_value);
+        return v;
+      }
+      case ExprKind::TypeValue:  // only zeros takes one, and reads the call's type
+      case ExprKind::Shape: break;  // only sizes are shapes, and they are part of the type
     }
-    throw std::logic_error("TIR builder: a type used as a value");
+    throw std::logic_error("TIR builder: a type or shape used as a value");
   }
 
   // `lhs op rhs`, narrowed back to the checked result type where C++ would
@@ -403,9 +412,20 @@ class Builder {
     switch (e->call->builtin->id) {
       case BuiltinId::ProgramId:
       case BuiltinId::NumPrograms:
+      case BuiltinId::Trans:
+      case BuiltinId::Reshape: v->operands = {operand(0)}; return v;
       case BuiltinId::Sum:
       case BuiltinId::Max:
-      case BuiltinId::Min: v->operands = {operand(0)}; return v;
+      case BuiltinId::Min:
+        v->operands = {operand(0)};
+        if (a[1]) v->axis = static_cast<int>(*a[1]->constant->value);
+        return v;
+      case BuiltinId::Dot: {
+        TirValue* acc = operand(2);
+        if (!acc) acc = m_.make_value(TirOp::Zeros, v->type, v->loc);
+        v->operands = {operand(0), operand(1), acc};
+        return v;
+      }
       case BuiltinId::Full: v->operands = {operand(1, &e->type)}; return v;
       case BuiltinId::Where: {  // literal branches take the context's type
         const Type* context = literal_context(e, hint);

@@ -14,6 +14,36 @@ constexpr ScalarInfo kScalarInfos[] = {
 
 const ScalarInfo& scalar_info(ScalarKind kind) { return kScalarInfos[static_cast<size_t>(kind)]; }
 
+std::string TileShape::text() const {
+  std::string s;
+  for (const Shape& d : list()) s += (s.empty() ? "" : ", ") + d.text();
+  return s;
+}
+
+std::optional<int64_t> TileShape::elements() const {
+  int64_t n = 1;
+  for (const Shape& d : list()) {
+    if (!d.value) return std::nullopt;
+    n *= *d.value;
+  }
+  return n;
+}
+
+std::optional<TileShape> broadcast_shapes(const TileShape& a, const TileShape& b) {
+  const TileShape& longer = a.rank >= b.rank ? a : b;
+  const TileShape& shorter = a.rank >= b.rank ? b : a;
+  TileShape out = longer;
+  const int offset = longer.rank - shorter.rank;
+  for (int i = 0; i < shorter.rank; ++i) {
+    const Shape& x = longer.dims[offset + i];
+    const Shape& y = shorter.dims[i];
+    if (x == y || y.is_one()) continue;
+    if (!x.is_one()) return std::nullopt;
+    out.dims[offset + i] = y;
+  }
+  return out;
+}
+
 bool Type::same(const Type& other) const {
   if (kind != other.kind || shape != other.shape) return false;
   if (kind == Kind::Scalar) return scalar == other.scalar;

@@ -219,10 +219,46 @@ TEST_CASE("checker: symbolic shapes compare by their canonical text") {
   REQUIRE(v->diagnostics.empty());
   const Type& t = v->binding("t")->binding->type;
   REQUIRE(t.shape);
-  CHECK(t.shape->value == 32);
+  CHECK(t.shape->dims[0].value == 32);
   auto none = check_body("let t = arange(SIZE);");
   REQUIRE(none->diagnostics.empty());
-  CHECK_FALSE(none->binding("t")->binding->type.shape->value.has_value());
+  CHECK_FALSE(none->binding("t")->binding->type.shape->dims[0].value.has_value());
+}
+
+TEST_CASE("checker: 2-D tiles, NumPy broadcasting and shape operations") {
+  // Adding an axis, and the outer sum of a column and a row.
+  CHECK(type_str("arange(8)[:, None]") == "tile<i32, 8, 1>");
+  CHECK(type_str("arange(8)[None, :]") == "tile<i32, 1, 8>");
+  CHECK(type_str("arange(8)[:, None] * 16 + arange(4)[None, :]") == "tile<i32, 8, 4>");
+  // A 1-D tile of N is a row (1, N) against a 2-D one; symbolic sizes stay symbolic.
+  CHECK(type_str("zeros((4, BLOCK), i32) + arange(BLOCK)") == "tile<i32, 4, BLOCK>");
+  CHECK(type_str("where(arange(4)[:, None] < 2, zeros((4, 8), f32), 1.0)") == "tile<f32, 4, 8>");
+  CHECK(type_of("zeros((4, 8), i32) + arange(4)").errors == std::vector<DiagKind>{DiagKind::ShapeMismatch});
+  CHECK(type_of("zeros((4, 8), i32) + zeros((8, 4), i32)").errors == std::vector<DiagKind>{DiagKind::ShapeMismatch});
+  // A symbolic size never broadcasts, even where its default is 1.
+  CHECK(type_of("zeros((BLOCK, 8), i32) + zeros((4, 8), i32)").errors ==
+        std::vector<DiagKind>{DiagKind::ShapeMismatch});
+  CHECK(type_str("trans(zeros((4, 8), f32))") == "tile<f32, 8, 4>");
+  CHECK(type_str("reshape(arange(32), (4, 8))") == "tile<i32, 4, 8>");
+  CHECK(type_str("reshape(zeros((4, 8), f32), 32)") == "tile<f32, 32>");
+  CHECK(type_str("full((2, 4), 1.5)") == "tile<f32, 2, 4>");
+  CHECK(type_str("arange((2, 4))") == "tile<i32, 2, 4>");
+  // Reductions: the whole tile, or along an axis.
+  CHECK(type_str("sum(zeros((4, 8), f32))") == "f32");
+  CHECK(type_str("sum(zeros((4, 8), f32), axis = 1)") == "tile<f32, 4>");
+  CHECK(type_str("max(zeros((4, 8), i64), axis = 0)") == "tile<i64, 8>");
+  CHECK(type_str("min(arange(8), 0)") == "i32");
+  // dot: (M, K) x (K, N) in f32, i32 for i8.
+  CHECK(type_str("dot(zeros((4, 8), bf16), zeros((8, 2), bf16))") == "tile<f32, 4, 2>");
+  CHECK(type_str("dot(zeros((4, 8), i8), zeros((8, 2), i8), zeros((4, 2), i32))") == "tile<i32, 4, 2>");
+  CHECK(type_of("dot(zeros((4, 8), f32), zeros((4, 8), f32))").errors ==
+        std::vector<DiagKind>{DiagKind::DotShapeMismatch});
+  CHECK(type_of("dot(zeros((4, 8), f16), zeros((8, 4), bf16))").errors ==
+        std::vector<DiagKind>{DiagKind::DotElementType});
+  CHECK(type_of("dot(zeros((4, 8), f16), zeros((8, 4), f16), zeros((4, 4), f16))").errors ==
+        std::vector<DiagKind>{DiagKind::DotAccumulator});
+  expect_ok("let t: tile<f32, 4, BLOCK> = 0.0; var acc = zeros((4, 4), f32); acc = dot(t, trans(t), acc);");
+  expect_error("let t: tile<f32, 4, 8> = zeros((8, 4), f32);", DiagKind::CannotConvert);
 }
 
 TEST_CASE("checker: tile types in device functions") {

@@ -11,7 +11,8 @@ using test::Run;
 
 namespace {
 
-// (op lhs rhs), (op operand), (as x type), (@ ptr rank), (call f a name=b);
+// (op lhs rhs), (op operand), (as x type), (@ ptr rank), (call f a name=b),
+// (axisA x) for an added axis A, (shape m n);
 // literals, names and types as written.
 std::string sexpr(const Expr* e) {
   switch (e->kind) {
@@ -30,6 +31,8 @@ std::string sexpr(const Expr* e) {
              std::string(Run::text(e->type_syntax->range)) + ")";
     case ExprKind::Translate:
       return "(@ " + sexpr(e->operands[0]) + " " + sexpr(e->operands[1]) + ")";
+    case ExprKind::AddAxis: return "(axis" + std::to_string(e->int_value) + " " + sexpr(e->operands[0]) + ")";
+    case ExprKind::Shape: return "(shape " + sexpr(e->operands[0]) + " " + sexpr(e->operands[1]) + ")";
     case ExprKind::Call: {
       std::string out = "(call " + std::string(e->name);
       for (const CallArg& a : e->call->args)
@@ -165,6 +168,19 @@ TEST_CASE("parser: primaries: calls, named arguments, types as values, literals"
   CHECK(r->binding("f")->value->kind == ExprKind::BoolLiteral);
   CHECK(r->binding("f")->value->bool_value == false);
   CHECK(r->binding("g")->value->int_value == UINT64_MAX);
+}
+
+TEST_CASE("parser: adding an axis binds tighter than unary operators; shapes are parenthesised pairs") {
+  CHECK(parse_expr("x[:, None]") == "(axis1 x)");
+  CHECK(parse_expr("f(a)[None, :]") == "(axis0 (call f a))");
+  CHECK(parse_expr("-x[:, None] * y[None, :]") == "(* (- (axis1 x)) (axis0 y))");
+  CHECK(parse_expr("(a + b)[:, None]") == "(axis1 (+ a b))");
+  CHECK(parse_expr("zeros((M, 2 * N), f32)") == "(call zeros (shape M (* 2 N)) type:f32)");
+  CHECK(parse_expr("(x)") == "x");
+  for (const char* bad : {"x[0]", "x[:, 0]", "x[None]", "x[:, None", "x[None, None]", "(a, b, c)"}) {
+    auto r = test::run(std::string("kernel k() { let e = ") + bad + "; }", Stage::Ast);
+    CHECK_MESSAGE(r->diagnostics.size() >= 1, bad);
+  }
 }
 
 TEST_CASE("parser: source ranges are line:col spans of the text") {

@@ -41,13 +41,15 @@ struct TypeSyntax {
   ScalarKind scalar = ScalarKind::I32;  // Scalar, Pointer (pointee)
   bool sym = false;                     // Pointer
   TypeSyntax* element = nullptr;        // Tile
-  Expr* size = nullptr;                 // Tile
+  Expr* size = nullptr;                 // Tile: a size, or a Shape for 2-D
   int height = 0;                       // parser: the size's height + 1 (limits recursion)
   Type resolved;                        // checker: the type it names (TypeValue)
 };
 
 enum class ExprKind : uint8_t {
   IntLiteral, FloatLiteral, BoolLiteral, Name, Call, Unary, Binary, Cast, Translate, TypeValue,
+  AddAxis,  // x[:, None] (int_value 1) or x[None, :] (int_value 0): the axis added
+  Shape,    // (M, N): a 2-D tile's size, valid only where a tile size is expected
 };
 
 struct CallArg {
@@ -79,11 +81,12 @@ struct Expr {
   llvm::SMRange range;
   std::string_view name;          // Name, Call (callee)
   union {
-    uint64_t int_value = 0;       // IntLiteral
+    uint64_t int_value = 0;       // IntLiteral; AddAxis: the new axis
     double float_value;           // FloatLiteral
     bool bool_value;              // BoolLiteral
   };
-  // Unary, Cast: operands[0]; Binary: both; Translate: pointer, rank.
+  // Unary, Cast, AddAxis: operands[0]; Binary: both; Translate: pointer, rank;
+  // Shape: rows, columns.
   std::array<Expr*, 2> operands{};
   TypeSyntax* type_syntax = nullptr;  // Cast (target), TypeValue
   Call* call = nullptr;               // Call

@@ -14,8 +14,8 @@ enum class BuiltinId : uint8_t {
 };
 
 // What an argument of a built-in is: a value; a mask (a bool value, or tile,
-// that switches elements off); a type; an enumerator.
-enum class ParamKind : uint8_t { Value, Mask, Type, Sem, Scope, Cmp, SignalOp };
+// that switches elements off); a type; a tile size or shape; an enumerator.
+enum class ParamKind : uint8_t { Value, Mask, Type, Shape, Sem, Scope, Cmp, SignalOp };
 
 // The enumerators that a Sem, Scope, Cmp or SignalOp argument may name, in the
 // order that Call::enum_args indexes.

@@ -14,8 +14,7 @@
 // them one operation a line.
 //
 // A value's type is its element (a scalar, or a pointer with its address
-// space), its shape (one dimension now; two once 2-D tiles exist) and its
-// layout. Nodes live in the TirModule's deques, so pointers to them are stable
+// space), its shape (one or two dimensions, row-major) and its layout. Nodes live in the TirModule's deques, so pointers to them are stable
 // and the module frees them without recursion.
 #pragma once
 
@@ -42,8 +41,8 @@ enum class TirOp : uint8_t {
 };
 
 enum class TirCategory : uint8_t {
-  Leaf, Unary, Binary, Convert, Broadcast, Translate, Query, Shape, Select, Reduce, Memory, Atomic,
-  Sync, Call,
+  Leaf, Unary, Binary, Convert, Broadcast, Translate, Query, Shape, Select, Reduce, Contract, Memory,
+  Atomic, Sync, Call,
 };
 
 struct TirOpInfo {
@@ -104,6 +103,7 @@ struct TirValue {
   // Atomic and Sync: the enumerators' spellings (iris/memory_model.def).
   std::string_view sem, scope, cmp, atomic_op;
   bool signal_add = false;  // Signal: add to the signal rather than set it
+  int axis = -1;            // AddAxis: the new axis; Sum, Max, Min: the axis reduced (-1: all)
   // Set by the checked-marking pass: the runtime checks this operation and
   // reports its .iris location.
   bool checked = false;

@@ -1,16 +1,20 @@
 // Types of the checked program.
 //
-// A value is a scalar or a 1-D tile. Its element is a scalar type or a pointer
-// to a scalar (`*T`, or `sym *T` for a pointer into the symmetric heap). A
-// tile's shape is a compile-time size; when that size depends on compile-time
-// parameters the shape keeps its canonical text (e.g. "BLOCK") so that shapes
-// compare symbolically, and its value under the parameters' defaults. A Type
+// A value is a scalar or a tile of rank 1 or 2. Its element is a scalar type or
+// a pointer to a scalar (`*T`, or `sym *T` for a pointer into the symmetric
+// heap). Each dimension of a tile's shape is a compile-time size; when that
+// size depends on compile-time parameters it keeps its canonical text (e.g.
+// "BLOCK") so that shapes compare symbolically, and its value under the
+// parameters' defaults. Shapes broadcast as NumPy's do (TileShape). A Type
 // holds no owning pointers, so copying one is cheap and nodes that hold one
 // need no destructor.
 #pragma once
 
 #include <cstdint>
+#include <algorithm>
+#include <array>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -41,7 +45,31 @@ struct Shape {
   bool operator==(const Shape& other) const {
     return symbol == other.symbol && (!symbol.empty() || value == other.value);
   }
+  // The literal size 1, which broadcasts (a symbolic size never does, even
+  // where its default is 1).
+  bool is_one() const { return symbol.empty() && value == 1; }
 };
+
+// The shape of a tile: one or two dimensions, row-major.
+struct TileShape {
+  std::array<Shape, 2> dims{};
+  uint8_t rank = 0;
+
+  TileShape() = default;
+  TileShape(Shape n) : dims{n, {}}, rank(1) {}  // NOLINT: a size is a 1-D shape
+  TileShape(Shape m, Shape n) : dims{m, n}, rank(2) {}
+  std::span<const Shape> list() const { return {dims.data(), rank}; }
+  // "64", "BLOCK_M, 64": the dimensions as the type spells them.
+  std::string text() const;
+  bool operator==(const TileShape& other) const { return list().size() == other.list().size() &&
+                                                        std::equal(list().begin(), list().end(), other.list().begin()); }
+  // The total number of elements under the parameters' defaults, if known.
+  std::optional<int64_t> elements() const;
+};
+
+// NumPy's broadcasting of two shapes: aligned at the right, each pair of
+// dimensions equal or one of them the literal 1. Null where they do not.
+std::optional<TileShape> broadcast_shapes(const TileShape& a, const TileShape& b);
 
 struct Type {
   enum class Kind : uint8_t { Error, Void, Scalar, Pointer };
@@ -49,7 +77,7 @@ struct Type {
   ScalarKind scalar = ScalarKind::I32;  // the scalar, or the pointee of a pointer
   bool sym = false;                     // pointer into the symmetric heap
   bool literal = false;                 // an untyped literal whose type adapts
-  std::optional<Shape> shape;           // set for tiles
+  std::optional<TileShape> shape;       // set for tiles
 
   static Type error() { return {}; }
   static Type void_type() { return {Kind::Void}; }
@@ -72,7 +100,7 @@ struct Type {
     t.shape.reset();
     return t;
   }
-  Type with_shape(std::optional<Shape> s) const {
+  Type with_shape(std::optional<TileShape> s) const {
     Type t = *this;
     t.shape = std::move(s);
     return t;
