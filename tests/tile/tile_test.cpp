@@ -19,6 +19,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "mirrored_layout.hpp"
 #include "tile_target.hpp"
 
 using iris::AtomicOp;
@@ -27,6 +28,7 @@ using iris::Program;
 using iris::Scope;
 using iris::Sem;
 using tile_test::Buffer;
+using tile_test::Mirrored;
 using tile_test::run;
 using tile_test::run_with;
 
@@ -469,20 +471,7 @@ void check_signals() {
 }
 
 // ------------------------------------------------------------ layouts
-// A second layout: the blocked one mirrored, a thread's element j at the other
-// end of the tile. On the CPU, where one thread holds every element, a thread's
-// elements run backwards, so an operation that assumed the default layout would
-// read and write mirrored positions. No run of a thread's elements is
-// consecutive upwards, so vec is 1 (no vector accesses).
-template <int N>
-struct Mirrored {
-  static constexpr int size = N;
-  static constexpr int per_thread = iris::Blocked<N>::per_thread;
-  static constexpr int vec = 1;
-  static IRIS_HD int index(int j) { return N - 1 - iris::Blocked<N>::index(j); }
-  static IRIS_HD bool active() { return iris::Blocked<N>::active(); }
-};
-
+// Tiles of a second layout, Mirrored (mirrored_layout.hpp).
 // Region 0 of out (N elements each): a masked contiguous load, -7 where the
 // mask is off, times 3 plus the offsets; region 1: a gathered load (x holds
 // 2N elements); region 2: the old values of an atomic add of the offsets to

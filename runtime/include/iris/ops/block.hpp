@@ -1,11 +1,17 @@
 // Cooperation of the threads of one program instance: a reduction of one
-// value per thread, and running something once per instance.
+// value per thread, running something once per instance, and the exchange of
+// tiles between the threads, through which the operations whose result
+// elements need elements that other threads hold (broadcast_to, trans,
+// reductions along an axis, dot) go.
 #pragma once
 
+#include <cstddef>
 #include <type_traits>
+#include <utility>
 
 #include "iris/device.hpp"
 #include "iris/types/layout.hpp"
+#include "iris/types/tile.hpp"
 
 namespace iris {
 
@@ -75,5 +81,99 @@ IRIS_HD auto single(F f) {
 template <class F>
 auto single(F f) { return f(); }
 #endif
+
+// ---------------------------------------------------------------- exchange
+// exchange(body, xs...) stages tiles in memory that every thread of the
+// instance reads: each thread writes its elements of each x at their flat
+// index, the instance synchronises, every thread computes body(staged...) (a
+// pointer to each x's elements in flat order), and the instance synchronises
+// again, so that the next exchange may reuse the memory. Every thread of the
+// instance calls it, the idle ones too, never under a condition that differs
+// between them. generate<L>(value) makes the result: a tile of layout L whose
+// element j of this thread is value(f, j), f its flat index.
+//
+// On the GPU the memory is static __shared__ memory, one area per total size
+// of the staged tiles (exchanges of one size share it: the second
+// synchronisation makes that safe), so a kernel pays once for every size it
+// exchanges. It must fit in the 48 KiB that a kernel may hold statically. On
+// the CPU, where one thread holds every element, it is a local array.
+namespace detail {
+
+inline constexpr std::size_t kStaticSharedBytes = 48 * 1024;
+
+// Bytes that a tile takes in the staging area (16-byte aligned, so that the
+// next one is).
+template <class X>
+inline constexpr std::size_t staged_bytes = (sizeof(typename X::value_type) * X::size + 15) / 16 * 16;
+
+template <class... Xs>
+IRIS_HD constexpr std::size_t staged_offset(std::size_t i) {
+  const std::size_t bytes[] = {staged_bytes<Xs>...};
+  std::size_t offset = 0;
+  for (std::size_t k = 0; k < i; ++k) offset += bytes[k];
+  return offset;
+}
+
+IRIS_HD inline void sync_instance() {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  __syncthreads();
+#endif
+}
+
+#if IRIS_GPU
+template <std::size_t Bytes>
+IRIS_HD unsigned char* shared_staging_area() {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  struct alignas(16) Area {
+    unsigned char bytes[Bytes];
+  };
+  __shared__ Area area;  // (alignas on the type: see single)
+  return area.bytes;
+#else
+  return nullptr;  // host pass of a GPU compilation: never runs
+#endif
+}
+#endif
+
+template <class X>
+IRIS_HD void stage(const X& x, typename X::value_type* staged) {
+  using L = layout_of<X>;
+  if (!L::active()) return;
+  for (int j = 0; j < L::per_thread; ++j) staged[L::index(j)] = x[j];
+}
+
+template <std::size_t... I, class Body, class... Xs>
+IRIS_HD auto exchange_staged(std::index_sequence<I...>, Body body, const Xs&... xs) {
+  constexpr std::size_t bytes = (staged_bytes<Xs> + ...);
+  static_assert(bytes <= kStaticSharedBytes,
+                "tiles exchanged between threads (broadcast_to, trans, a reduction along an axis, dot) "
+                "are staged in at most 48 KiB of static shared memory; use smaller tiles");
+#if IRIS_GPU
+  unsigned char* area = shared_staging_area<bytes>();
+#else
+  alignas(16) unsigned char area[bytes];
+#endif
+  (stage(xs, reinterpret_cast<typename Xs::value_type*>(area + staged_offset<Xs...>(I))), ...);
+  sync_instance();
+  auto result = body(reinterpret_cast<const typename Xs::value_type*>(area + staged_offset<Xs...>(I))...);
+  sync_instance();
+  return result;
+}
+
+template <class Body, class... Xs>
+IRIS_HD auto exchange(Body body, const Xs&... xs) {
+  return exchange_staged(std::index_sequence_for<Xs...>{}, body, xs...);
+}
+
+template <class L, class F>
+IRIS_HD auto generate(F value) {
+  using R = decltype(value(0, 0));
+  Tile<R, L::size, L> out;
+  const bool active = L::active();  // an idle thread's index is past the end of the tile
+  for (int j = 0; j < L::per_thread; ++j) out.v[j] = active ? value(L::index(j), j) : R{};
+  return out;
+}
+
+}  // namespace detail
 
 }  // namespace iris

@@ -43,20 +43,22 @@ IRIS_HD auto as(const X& x) {
   }
 }
 
-// --------------------------------------------------- creation and shape
-// Created tiles have the default layout.
-template <int N>
-IRIS_HD Range<int32_t, N> arange() { return {0}; }
+// ------------------------------------------------------------ creation
+// Created tiles have the default layout of their shape: arange<N>(),
+// full<T, N>(v), zeros<T, N>() are 1-D, arange<M, N>() etc. 2-D (row-major:
+// arange<M, N>()'s element (r, c) is r * N + c).
+template <int... Dims>
+IRIS_HD Range<int32_t, Blocked<Dims...>::size, Blocked<Dims...>> arange() { return {0}; }
 
-template <class T, int N>
-IRIS_HD Tile<T, N> full(T value) {
-  Tile<T, N> t;
+template <class T, int... Dims>
+IRIS_HD Tile<T, Blocked<Dims...>::size, Blocked<Dims...>> full(T value) {
+  Tile<T, Blocked<Dims...>::size, Blocked<Dims...>> t;
   for (int j = 0; j < t.per_thread; ++j) t.v[j] = value;
   return t;
 }
 
-template <class T, int N>
-IRIS_HD Tile<T, N> zeros() { return full<T, N>(T{}); }
+template <class T, int... Dims>
+IRIS_HD auto zeros() { return full<T, Dims...>(T{}); }
 
 // ------------------------------------------------------------ arithmetic
 // add and sub keep Ranges and contiguous pointers symbolic where they can.

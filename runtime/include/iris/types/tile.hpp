@@ -5,7 +5,9 @@
 //                        kept symbolic so that contiguity is known at compile time
 //   ContigPtrs<T, N, L>  base + i: a pointer tile known to be contiguous
 // and the traits the operations dispatch on. L, the layout (types/layout.hpp),
-// is part of the type and defaults to Blocked<N>.
+// is part of the type and defaults to Blocked<N>. A 2-D tile of shape (R, C)
+// has N = R * C elements and a layout of that shape (Tile2<T, R, C> has
+// Blocked<R, C>); i is an element's row-major flat index, r * C + c.
 #pragma once
 
 #include <type_traits>
@@ -30,7 +32,9 @@ struct Range {
   static constexpr int size = N;
   static constexpr int per_thread = L::per_thread;
   T start;
-  IRIS_HD T operator[](int j) const { return start + static_cast<T>(L::index(j)); }
+  // The element at flat index f, whichever thread holds it.
+  IRIS_HD T at(int f) const { return start + static_cast<T>(f); }
+  IRIS_HD T operator[](int j) const { return at(L::index(j)); }
   IRIS_HD operator Tile<T, N, L>() const {
     Tile<T, N, L> t;
     for (int j = 0; j < per_thread; ++j) t.v[j] = (*this)[j];
@@ -44,13 +48,19 @@ struct ContigPtrs {
   static constexpr int size = N;
   static constexpr int per_thread = L::per_thread;
   T* base;
-  IRIS_HD T* operator[](int j) const { return base + L::index(j); }
+  // The element at flat index f, whichever thread holds it.
+  IRIS_HD T* at(int f) const { return base + f; }
+  IRIS_HD T* operator[](int j) const { return at(L::index(j)); }
   IRIS_HD operator Tile<T*, N, L>() const {
     Tile<T*, N, L> t;
     for (int j = 0; j < per_thread; ++j) t.v[j] = (*this)[j];
     return t;
   }
 };
+
+// A 2-D register tile of shape (M, N), in the default layout.
+template <class T, int M, int N>
+using Tile2 = Tile<T, M * N, Blocked<M, N>>;
 
 // ---------------------------------------------------------------- traits
 template <class X> struct tile_traits {
@@ -93,6 +103,14 @@ template <class... Xs> struct common_layout {
                 "operands of an elementwise operation must have the same layout; convert one first");
 };
 template <class... Xs> using common_layout_t = typename common_layout<Xs...>::type;
+
+// Range and ContigPtrs know every element (at(f)); a Tile only its thread's.
+template <class X> inline constexpr bool is_symbolic = is_range<X> || is_contig<X>;
+
+// The shape of a tile-like type (a 1-D tile of N is one row: 1, N).
+template <class X> inline constexpr int rank_of = layout_of<X>::rank;
+template <class X> inline constexpr int rows_of = layout_of<X>::rows;
+template <class X> inline constexpr int cols_of = layout_of<X>::cols;
 
 // The number of elements of a tile-like type, 0 for a scalar.
 template <class X>

@@ -1,0 +1,100 @@
+// Shape operations on 1-D and 2-D tiles: adding an axis, reshaping,
+// broadcasting (NumPy's rule: a 1-D tile of N is (1, N), a dimension of 1
+// stretches) and transposing.
+//
+// Blocked layouts place elements by flat index whatever the shape
+// (types/layout.hpp), so expand_dims and reshape only change the type: the
+// same elements stay in the same threads, and a Range or ContigPtrs stays one.
+// broadcast_to and trans move elements: from a Range or ContigPtrs each
+// thread computes its elements directly; a register tile's elements live in
+// other threads' registers on the GPU and go through the exchange
+// (ops/block.hpp), which costs the tile's size in shared memory and two
+// synchronisations of the instance, so every thread of the instance must call
+// them.
+#pragma once
+
+#include <type_traits>
+
+#include "iris/ops/block.hpp"
+#include "iris/types/tile.hpp"
+
+namespace iris {
+
+namespace detail {
+
+// x as a tile of layout L: the same elements in the same threads, which is
+// what two blocked layouts of one size agree on.
+template <class L, class X>
+IRIS_HD auto retype(const X& x) {
+  static_assert(is_blocked<layout_of<X>>, "expand_dims and reshape take tiles of the default (blocked) layout");
+  using T = typename X::value_type;
+  if constexpr (is_range<X>) {
+    return Range<T, L::size, L>{x.start};
+  } else if constexpr (is_contig<X>) {
+    return ContigPtrs<std::remove_pointer_t<T>, L::size, L>{x.base};
+  } else {
+    Tile<T, L::size, L> out;
+    for (int j = 0; j < L::per_thread; ++j) out.v[j] = x.v[j];
+    return out;
+  }
+}
+
+// A tile of layout L whose element at flat index f is x's element at flat
+// index source(f).
+template <class L, class X, class Source>
+IRIS_HD auto gather(const X& x, Source source) {
+  if constexpr (is_symbolic<X>) {
+    return generate<L>([&](int f, int) { return x.at(source(f)); });
+  } else {
+    return exchange([&](const auto* staged) { return generate<L>([&](int f, int) { return staged[source(f)]; }); },
+                    x);
+  }
+}
+
+}  // namespace detail
+
+// A 1-D tile of N as (1, N) (Axis 0) or (N, 1) (Axis 1).
+template <int Axis, class X>
+IRIS_HD auto expand_dims(const X& x) {
+  static_assert(rank_of<X> == 1, "expand_dims takes a 1-D tile");
+  static_assert(Axis == 0 || Axis == 1, "expand_dims: the axis of a 1-D tile is 0 or 1");
+  if constexpr (Axis == 0) return detail::retype<Blocked<1, X::size>>(x);
+  else return detail::retype<Blocked<X::size, 1>>(x);
+}
+
+// The tile's elements, in row-major order, in a tile of shape Dims.
+template <int... Dims, class X>
+IRIS_HD auto reshape(const X& x) {
+  static_assert(Blocked<Dims...>::size == X::size, "reshape: the new shape must have as many elements as the tile");
+  return detail::retype<Blocked<Dims...>>(x);
+}
+
+// x, of shape (R, C) ((1, C) for a 1-D tile), stretched to (M, N): each of
+// R and C is 1 or the target's. x itself where it already has that shape and
+// layout.
+template <int M, int N, class X>
+IRIS_HD auto broadcast_to(const X& x) {
+  constexpr int R = rows_of<X>, C = cols_of<X>;
+  static_assert((R == 1 || R == M) && (C == 1 || C == N),
+                "broadcast_to<M, N>: each dimension of the tile (a 1-D tile of N is (1, N)) must be 1 or the "
+                "target's");
+  using L = Blocked<M, N>;
+  if constexpr (std::is_same_v<layout_of<X>, L>) {
+    return x;
+  } else if constexpr (R == M && C == N && is_blocked<layout_of<X>>) {
+    return detail::retype<L>(x);  // a 1-D tile of N to (1, N)
+  } else {
+    // Element (r, c) of the result is x's (R == 1 ? 0 : r, C == 1 ? 0 : c).
+    return detail::gather<L>(x, [](int f) { return (R == 1 ? 0 : f / N) * C + (C == 1 ? 0 : f % N); });
+  }
+}
+
+// The transpose of a 2-D tile (R, C): (C, R), element (c, r) = x's (r, c).
+template <class X>
+IRIS_HD auto trans(const X& x) {
+  static_assert(rank_of<X> == 2, "trans takes a 2-D tile");
+  constexpr int R = rows_of<X>, C = cols_of<X>;
+  return detail::gather<Blocked<C, R>>(x, [](int f) { return (f % R) * C + f / R; });
+}
+
+}  // namespace iris

@@ -1,0 +1,500 @@
+// Unit tests of the tile library's 2-D tiles (iris/kernel.hpp): arange of a
+// shape, expand_dims, broadcast_to from ranges, contiguous pointers and
+// register tiles (of the default layout and of another one), 2-D pointer tiles
+// built as an outer sum of offsets with 2-D masks (loads with `other`, masked
+// stores, where, atomics), trans and reshape, reductions along each axis and
+// whole, and dot for every element type it takes. As in tile_test.cpp, each
+// kernel writes what it computed to memory and the host compares every
+// element with values computed by plain loops: element (r, c) of a tile of
+// shape (M, N) is stored at r * N + c.
+//
+// On a GPU (tile_unit_tests_gpu), where an instance is a block of kThreads =
+// 256 threads: (8, 8) leaves threads idle, (64, 64) gives each thread 16
+// elements in vectors of 4, and (4, 32) and (32, 8) are not square.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "mirrored_layout.hpp"
+#include "tile_target.hpp"
+
+using iris::AtomicOp;
+using iris::Program;
+using iris::Scope;
+using iris::Sem;
+using tile_test::Buffer;
+using tile_test::Mirrored;
+using tile_test::run;
+
+namespace {
+
+constexpr int32_t kIntSentinel = 12345;
+constexpr float kSentinel = -999.0f;
+
+// ------------------------------------------------- creation and broadcast
+// Region k of out (M * N elements each, stored through a 2-D contiguous
+// pointer tile) holds shape result k; x holds M values, y N.
+constexpr int kShapeResults = 12;
+template <int M, int N>
+struct Shapes {
+  static IRIS_HD void run(const Program&, const int32_t* x, const int32_t* y, int32_t* out) {
+    using namespace iris;
+    const auto rows = arange<M>();
+    const auto cols = arange<N>();
+    int k = 0;
+    auto put = [&](const auto& value) { store(add(out + k++ * M * N, arange<M, N>()), value); };
+    put(arange<M, N>());
+    // From ranges: (M, 1), (1, N) and the 1-D (N).
+    put(broadcast_to<M, N>(expand_dims<1>(rows)));
+    put(broadcast_to<M, N>(expand_dims<0>(cols)));
+    put(broadcast_to<M, N>(cols));
+    // From register tiles: (M, 1) and (1, N) made by expand_dims and loaded
+    // as such, the 1-D (N), and a 1-D tile of another layout.
+    put(broadcast_to<M, N>(expand_dims<1>(load(add(x, rows)))));
+    put(broadcast_to<M, N>(expand_dims<0>(load(add(y, cols)))));
+    put(broadcast_to<M, N>(load(add(x, arange<M, 1>()))));
+    put(broadcast_to<M, N>(load(add(y, arange<1, N>()))));
+    put(broadcast_to<M, N>(load(add(y, cols))));
+    put(broadcast_to<M, N>(load(add(y, Range<int32_t, N, Mirrored<N>>{0}))));
+    // From contiguous pointers: (M, 1) and (1, N), loaded after the broadcast.
+    put(load(broadcast_to<M, N>(expand_dims<1>(add(x, rows)))));
+    put(load(broadcast_to<M, N>(expand_dims<0>(add(y, cols)))));
+  }
+};
+
+int32_t shape_result(int k, int r, int c, int n, Buffer<int32_t>& x, Buffer<int32_t>& y) {
+  switch (k) {
+    case 0: return r * n + c;
+    case 1: return r;
+    case 2:
+    case 3: return c;
+    case 4:
+    case 6:
+    case 10: return x[r];
+    default: return y[c];
+  }
+}
+
+template <int M, int N>
+void check_shapes() {
+  CAPTURE(M);
+  CAPTURE(N);
+  Buffer<int32_t> x(M), y(N), out(kShapeResults * M * N, kIntSentinel);
+  for (int i = 0; i < M; ++i) x[i] = 1000 + 7 * i;
+  for (int i = 0; i < N; ++i) y[i] = -500 - 3 * i;
+  run<Shapes<M, N>>(1, x.data(), y.data(), out.data());
+  for (int k = 0; k < kShapeResults; ++k)
+    for (int r = 0; r < M; ++r)
+      for (int c = 0; c < N; ++c) {
+        CAPTURE(k);
+        CAPTURE(r);
+        CAPTURE(c);
+        REQUIRE(out[k * M * N + r * N + c] == shape_result(k, r, c, N, x, y));
+      }
+}
+
+// ------------------------------------------------- 2-D pointer tiles
+// A window of M rows and N columns of a matrix with leading dimension ld:
+// the offsets r * ld + c, an outer sum of the rows (M, 1) and the columns
+// (1, N), and the mask r < m && c < n (a partial window).
+template <int M, int N>
+IRIS_HD auto window_offsets(int ld) {
+  using namespace iris;
+  return add(broadcast_to<M, N>(mul(expand_dims<1>(arange<M>()), ld)), broadcast_to<M, N>(expand_dims<0>(arange<N>())));
+}
+template <int M, int N>
+IRIS_HD auto window_mask(int m, int n) {
+  using namespace iris;
+  return logical_and(broadcast_to<M, N>(lt(expand_dims<1>(arange<M>()), m)),
+                     broadcast_to<M, N>(lt(expand_dims<0>(arange<N>()), n)));
+}
+
+// dst (leading dimension ld) gets src + 0.5 under the mask; flat (M * N
+// elements, twice) the loaded tile (-1 where the mask is off), then where's
+// choice of it and 7.
+template <int M, int N>
+struct Pointers2D {
+  static IRIS_HD void run(const Program&, const float* src, int ld, int m, int n, float* dst, float* flat) {
+    using namespace iris;
+    const auto offsets = window_offsets<M, N>(ld);
+    const auto mask = window_mask<M, N>(m, n);
+    const auto v = load(add(src, offsets), mask, -1.0f);
+    store(add(dst, offsets), add(v, 0.5f), mask);
+    store(add(flat, arange<M, N>()), v);
+    store(add(flat + M * N, arange<M, N>()), where(mask, v, 7.0f));
+  }
+};
+
+template <int M, int N>
+void check_pointers_2d(int m, int n) {
+  CAPTURE(M);
+  CAPTURE(N);
+  CAPTURE(m);
+  CAPTURE(n);
+  const int ld = N + 3;
+  Buffer<float> src(M * ld), dst(M * ld, kSentinel), flat(2 * M * N, kSentinel);
+  for (int i = 0; i < M * ld; ++i) src[i] = static_cast<float>(i) * 0.25f + 1.0f;
+  run<Pointers2D<M, N>>(1, src.data(), ld, m, n, dst.data(), flat.data());
+  for (int r = 0; r < M; ++r)
+    for (int c = 0; c < ld; ++c) {
+      CAPTURE(r);
+      CAPTURE(c);
+      const bool on = r < m && c < n;
+      REQUIRE(dst[r * ld + c] == (on ? src[r * ld + c] + 0.5f : kSentinel));
+      if (c >= N) continue;
+      REQUIRE(flat[r * N + c] == (on ? src[r * ld + c] : -1.0f));
+      REQUIRE(flat[M * N + r * N + c] == (on ? src[r * ld + c] : 7.0f));
+    }
+}
+
+// counts (leading dimension ld) += c + 1 under the mask; old gets the old
+// values (0 where the mask is off).
+template <int M, int N>
+struct Atomics2D {
+  static IRIS_HD void run(const Program&, int32_t* counts, int ld, int m, int n, int32_t* old) {
+    using namespace iris;
+    const auto value = add(broadcast_to<M, N>(expand_dims<0>(arange<N>())), 1);
+    const auto mask = window_mask<M, N>(m, n);
+    store(add(old, arange<M, N>()),
+          atomic_rmw<AtomicOp::add, Sem::relaxed, Scope::gpu>(add(counts, window_offsets<M, N>(ld)), value, mask));
+  }
+};
+
+template <int M, int N>
+void check_atomics_2d(int m, int n) {
+  CAPTURE(M);
+  CAPTURE(N);
+  CAPTURE(m);
+  CAPTURE(n);
+  const int ld = N + 5;
+  Buffer<int32_t> counts(M * ld), old(M * N, kIntSentinel);
+  auto initial = [](int i) { return 100 + 3 * i; };
+  for (int i = 0; i < M * ld; ++i) counts[i] = initial(i);
+  run<Atomics2D<M, N>>(1, counts.data(), ld, m, n, old.data());
+  for (int r = 0; r < M; ++r)
+    for (int c = 0; c < ld; ++c) {
+      CAPTURE(r);
+      CAPTURE(c);
+      const bool on = r < m && c < n;
+      REQUIRE(counts[r * ld + c] == initial(r * ld + c) + (on ? c + 1 : 0));
+      if (c < N) REQUIRE(old[r * N + c] == (on ? initial(r * ld + c) : 0));
+    }
+}
+
+// ------------------------------------------------- trans and reshape
+// Region k of out (M * N elements each) holds result k, stored flat through
+// a contiguous pointer tile of the result's shape.
+constexpr int kMoveResults = 7;
+template <int M, int N>
+struct Moves {
+  static IRIS_HD void run(const Program&, const int32_t* x, int32_t* out) {
+    using namespace iris;
+    const auto v = load(add(x, arange<M, N>()));
+    store(add(out, arange<N, M>()), trans(v));
+    store(add(out + M * N, arange<N, M>()), trans(arange<M, N>()));
+    store(add(out + 2 * M * N, arange<M, N>()), trans(trans(v)));
+    store(add(out + 3 * M * N, arange<M * N>()), reshape<M * N>(v));
+    store(add(out + 4 * M * N, arange<N, M>()), reshape<N, M>(v));
+    store(add(out + 5 * M * N, arange<M, N>()), reshape<M, N>(reshape<M * N>(v)));
+    store(add(out + 6 * M * N, arange<M * N>()), load(reshape<M * N>(add(x, arange<M, N>()))));
+  }
+};
+
+template <int M, int N>
+void check_moves() {
+  CAPTURE(M);
+  CAPTURE(N);
+  Buffer<int32_t> x(M * N), out(kMoveResults * M * N, kIntSentinel);
+  for (int i = 0; i < M * N; ++i) x[i] = (i * 37) % 201 - 100;
+  run<Moves<M, N>>(1, x.data(), out.data());
+  for (int r = 0; r < M; ++r)
+    for (int c = 0; c < N; ++c) {
+      CAPTURE(r);
+      CAPTURE(c);
+      const int f = r * N + c, t = c * M + r;  // (r, c) in the tile and in its transpose
+      REQUIRE(out[t] == x[f]);
+      REQUIRE(out[M * N + t] == f);
+      for (int k = 2; k < kMoveResults; ++k) {
+        CAPTURE(k);
+        REQUIRE(out[k * M * N + f] == x[f]);
+      }
+    }
+}
+
+// ------------------------------------------------- reductions
+// out: sum, max and min along axis 1 (M each) and axis 0 (N each), in that
+// order, then sum, max and min of the whole tile, then the row sums of
+// arange<M, N>().
+template <int M, int N, class T>
+struct Reductions2D {
+  static IRIS_HD void run(const Program&, const T* x, T* out) {
+    using namespace iris;
+    const auto rows = arange<M>();
+    const auto cols = arange<N>();
+    const auto v = load(add(x, arange<M, N>()));
+    store(add(out, rows), sum<1>(v));
+    store(add(out + M, cols), sum<0>(v));
+    store(add(out + (M + N), rows), max<1>(v));
+    store(add(out + (M + N) + M, cols), max<0>(v));
+    store(add(out + 2 * (M + N), rows), min<1>(v));
+    store(add(out + 2 * (M + N) + M, cols), min<0>(v));
+    T* p = out + 3 * (M + N);
+    store(p, sum(v));
+    store(p + 1, max(v));
+    store(p + 2, min(v));
+    store(add(p + 3, rows), sum<1>(arange<M, N>()));
+  }
+};
+
+template <int M, int N, class T>
+void check_reductions_2d(T (*value)(int, int)) {
+  CAPTURE(M);
+  CAPTURE(N);
+  const int size = 3 * (M + N) + 3 + M;
+  Buffer<T> x(M * N), out(size, T{99});
+  for (int r = 0; r < M; ++r)
+    for (int c = 0; c < N; ++c) x[r * N + c] = value(r, c);
+  run<Reductions2D<M, N, T>>(1, x.data(), out.data());
+  // Per row and per column: the sum, the largest and the smallest element.
+  auto fold = [&](int count, auto at) {
+    T s{}, hi = at(0), lo = at(0);
+    for (int i = 0; i < count; ++i) {
+      s += at(i);
+      hi = std::max(hi, at(i));
+      lo = std::min(lo, at(i));
+    }
+    return std::array<T, 3>{s, hi, lo};
+  };
+  for (int what = 0; what < 3; ++what) {
+    CAPTURE(what);
+    const int at = what * (M + N);
+    for (int r = 0; r < M; ++r) CHECK(out[at + r] == fold(N, [&](int c) { return x[r * N + c]; })[what]);
+    for (int c = 0; c < N; ++c) CHECK(out[at + M + c] == fold(M, [&](int r) { return x[r * N + c]; })[what]);
+    CHECK(out[3 * (M + N) + what] == fold(M * N, [&](int f) { return x[f]; })[what]);
+  }
+  for (int r = 0; r < M; ++r) CHECK(out[3 * (M + N) + 3 + r] == static_cast<T>(r * N * N + N * (N - 1) / 2));
+}
+
+template <class T>
+void check_reductions_2d_of_type() {
+  // Exact in both types; the extremes of each row and column away from its
+  // first element, of both signs.
+  T (*value)(int, int) = [](int r, int c) { return static_cast<T>((r * 13 + c * 29 + r * c) % 61 - 30); };
+  check_reductions_2d<8, 8, T>(value);
+  check_reductions_2d<4, 32, T>(value);
+  check_reductions_2d<32, 8, T>(value);
+  check_reductions_2d<64, 64, T>(value);
+}
+
+// ------------------------------------------------- dot
+// out = dot(a, b, acc), of shapes (M, K), (K, N) and (M, N).
+template <class T, class R, int M, int K, int N>
+struct Dot {
+  static IRIS_HD void run(const Program&, const T* a, const T* b, const R* acc, R* out) {
+    using namespace iris;
+    const auto ta = load(add(a, arange<M, K>()));
+    const auto tb = load(add(b, arange<K, N>()));
+    const auto tc = load(add(acc, arange<M, N>()));
+    store(add(out, arange<M, N>()), dot(ta, tb, tc));
+  }
+};
+
+// Small integers, exact in every type and in any order of summation; int8
+// uses most of its range, so that products and sums in 8 bits would overflow.
+template <class T, class R, int M, int K, int N>
+void check_dot() {
+  CAPTURE(M);
+  CAPTURE(K);
+  CAPTURE(N);
+  constexpr bool int8 = std::is_same_v<T, int8_t>;
+  auto a_at = [](int r, int k) { return int8 ? (r * 37 + k * 11) % 255 - 127 : (r * 3 + k * 5) % 7 - 3; };
+  auto b_at = [](int k, int c) { return int8 ? (k * 53 + c * 19) % 241 - 120 : (k * 2 + c * 3) % 5 - 2; };
+  auto acc_at = [](int r, int c) { return static_cast<R>(int8 ? r * 1000 - c * 7 : (r - 2 * c) * 0.5f); };
+  Buffer<T> a(M * K), b(K * N);
+  Buffer<R> acc(M * N), out(M * N, R{99});
+  for (int r = 0; r < M; ++r)
+    for (int k = 0; k < K; ++k) a[r * K + k] = static_cast<T>(a_at(r, k));
+  for (int k = 0; k < K; ++k)
+    for (int c = 0; c < N; ++c) b[k * N + c] = static_cast<T>(b_at(k, c));
+  for (int r = 0; r < M; ++r)
+    for (int c = 0; c < N; ++c) acc[r * N + c] = acc_at(r, c);
+  run<Dot<T, R, M, K, N>>(1, a.data(), b.data(), acc.data(), out.data());
+  for (int r = 0; r < M; ++r)
+    for (int c = 0; c < N; ++c) {
+      CAPTURE(r);
+      CAPTURE(c);
+      R expected = acc_at(r, c);
+      for (int k = 0; k < K; ++k) expected += static_cast<R>(a_at(r, k) * b_at(k, c));
+      REQUIRE(out[r * N + c] == expected);
+    }
+}
+
+template <class T, class R>
+void check_dot_of_type() {
+  check_dot<T, R, 32, 16, 64>();
+  check_dot<T, R, 64, 32, 64>();
+  check_dot<T, R, 16, 16, 16>();
+  check_dot<T, R, 8, 16, 8>();  // 64 results: threads idle on a GPU
+  check_dot<T, R, 16, 64, 32>();
+}
+
+}  // namespace
+
+TEST_CASE("tile 2-D: arange of a shape, expand_dims and broadcast_to from ranges, pointers and register tiles") {
+  check_shapes<8, 8>();
+  check_shapes<4, 32>();
+  check_shapes<32, 8>();
+  check_shapes<64, 64>();
+}
+
+TEST_CASE("tile 2-D: an outer sum of rows and columns addresses a matrix; 2-D masks, `other`, where") {
+  for (auto [m, n] : {std::pair{8, 8}, {0, 8}, {5, 3}, {8, 1}}) check_pointers_2d<8, 8>(m, n);
+  for (auto [m, n] : {std::pair{4, 32}, {3, 17}}) check_pointers_2d<4, 32>(m, n);
+  for (auto [m, n] : {std::pair{64, 64}, {61, 30}}) check_pointers_2d<64, 64>(m, n);
+}
+
+TEST_CASE("tile 2-D: atomics over a 2-D pointer tile skip masked-off elements") {
+  for (auto [m, n] : {std::pair{8, 8}, {3, 5}}) check_atomics_2d<8, 8>(m, n);
+  for (auto [m, n] : {std::pair{32, 8}, {17, 7}}) check_atomics_2d<32, 8>(m, n);
+  check_atomics_2d<64, 64>(50, 63);
+}
+
+TEST_CASE("tile 2-D: trans of register tiles and ranges; reshape round trips") {
+  check_moves<8, 8>();
+  check_moves<4, 32>();
+  check_moves<32, 8>();
+  check_moves<64, 64>();
+}
+
+TEST_CASE("tile 2-D: sum, max and min along each axis and of the whole tile") {
+  check_reductions_2d_of_type<int32_t>();
+  check_reductions_2d_of_type<float>();
+}
+
+// max of an all-negative and min of an all-positive 16-bit float tile: their
+// starting values must be the infinities, not 0.
+template <class T>
+struct Extremes16 {
+  static IRIS_HD void run(const Program&, const T* negative, const T* positive, T* out) {
+    using namespace iris;
+    store(out, max(load(add(negative, arange<8, 8>()))));
+    store(out + 1, min(load(add(positive, arange<8, 8>()))));
+  }
+};
+
+template <class T>
+void check_extremes_16() {
+  Buffer<T> negative(64), positive(64), out(2, T{99});
+  for (int i = 0; i < 64; ++i) negative[i] = T(-(i + 2)), positive[i] = T(i + 3);
+  run<Extremes16<T>>(1, negative.data(), positive.data(), out.data());
+  CHECK(static_cast<float>(out[0]) == -2.0f);
+  CHECK(static_cast<float>(out[1]) == 3.0f);
+}
+
+TEST_CASE("tile 2-D: max and min of half and bfloat16 tiles whose elements all have one sign") {
+  check_extremes_16<iris::half>();
+  check_extremes_16<iris::bfloat16>();
+}
+
+TEST_CASE("tile 2-D: dot of bfloat16, half, float and int8 tiles plus an accumulator") {
+  check_dot_of_type<iris::bfloat16, float>();
+  check_dot_of_type<iris::half, float>();
+  check_dot_of_type<float, float>();
+  check_dot_of_type<int8_t, int32_t>();
+}
+
+TEST_CASE("tile 2-D: shapes are part of the type; expand_dims and reshape keep ranges and pointers symbolic") {
+  using iris::Blocked;
+  using iris::ContigPtrs;
+  using iris::Range;
+  using iris::Tile;
+  using iris::Tile2;
+  // Operands for decltype only (constexpr: nvcc warns about variables never read).
+  constexpr float* p = nullptr;
+  constexpr Tile<float, 32> t{};
+  constexpr Tile2<float, 4, 8> t2{};
+  CHECK(std::is_same_v<Tile2<float, 4, 8>, Tile<float, 32, Blocked<4, 8>>>);
+  CHECK(!std::is_same_v<Tile2<float, 4, 8>, Tile2<float, 8, 4>>);
+  CHECK(!std::is_same_v<Tile2<float, 1, 32>, Tile<float, 32>>);
+  CHECK(Blocked<4, 8>::rank == 2);
+  CHECK(Blocked<4, 8>::rows == 4);
+  CHECK(Blocked<4, 8>::cols == 8);
+  CHECK(Blocked<32>::rank == 1);
+  CHECK(Blocked<32>::rows == 1);
+  CHECK(Blocked<32>::cols == 32);
+  CHECK(std::is_same_v<decltype(iris::arange<4, 8>()), Range<int32_t, 32, Blocked<4, 8>>>);
+  CHECK(std::is_same_v<decltype(iris::full<float, 4, 8>(1.0f)), Tile2<float, 4, 8>>);
+  CHECK(std::is_same_v<decltype(iris::zeros<int32_t, 4, 8>()), Tile2<int32_t, 4, 8>>);
+  CHECK(std::is_same_v<decltype(iris::add(p, iris::arange<4, 8>())), ContigPtrs<float, 32, Blocked<4, 8>>>);
+
+  CHECK(std::is_same_v<decltype(iris::expand_dims<0>(iris::arange<32>())), Range<int32_t, 32, Blocked<1, 32>>>);
+  CHECK(std::is_same_v<decltype(iris::expand_dims<1>(iris::arange<32>())), Range<int32_t, 32, Blocked<32, 1>>>);
+  CHECK(std::is_same_v<decltype(iris::expand_dims<1>(iris::add(p, iris::arange<32>()))),
+                       ContigPtrs<float, 32, Blocked<32, 1>>>);
+  CHECK(std::is_same_v<decltype(iris::expand_dims<0>(t)), Tile2<float, 1, 32>>);
+  CHECK(std::is_same_v<decltype(iris::reshape<8, 4>(iris::arange<4, 8>())), Range<int32_t, 32, Blocked<8, 4>>>);
+  CHECK(std::is_same_v<decltype(iris::reshape<32>(iris::add(p, iris::arange<4, 8>()))), ContigPtrs<float, 32>>);
+  CHECK(std::is_same_v<decltype(iris::reshape<8, 4>(t2)), Tile2<float, 8, 4>>);
+
+  // broadcast_to: the tile itself where the shape and layout already are the
+  // target's; a 1-D tile of N to (1, N) is a change of type; else a tile.
+  CHECK(std::is_same_v<decltype(iris::broadcast_to<4, 8>(iris::arange<4, 8>())), Range<int32_t, 32, Blocked<4, 8>>>);
+  CHECK(std::is_same_v<decltype(iris::broadcast_to<1, 32>(iris::add(p, iris::arange<32>()))),
+                       ContigPtrs<float, 32, Blocked<1, 32>>>);
+  CHECK(std::is_same_v<decltype(iris::broadcast_to<4, 8>(iris::arange<8>())), Tile2<int32_t, 4, 8>>);
+  CHECK(std::is_same_v<decltype(iris::broadcast_to<4, 8>(iris::add(p, iris::arange<8>()))), Tile2<float*, 4, 8>>);
+  CHECK(std::is_same_v<decltype(iris::broadcast_to<4, 8>(iris::expand_dims<1>(iris::zeros<float, 4>()))),
+                       Tile2<float, 4, 8>>);
+  CHECK(std::is_same_v<decltype(iris::trans(t2)), Tile2<float, 8, 4>>);
+  CHECK(std::is_same_v<decltype(iris::sum<1>(t2)), Tile<float, 4>>);
+  CHECK(std::is_same_v<decltype(iris::max<0>(t2)), Tile<float, 8>>);
+  CHECK(std::is_same_v<decltype(iris::sum(t2)), float>);
+  CHECK(std::is_same_v<decltype(iris::dot(iris::zeros<iris::bfloat16, 4, 16>(), iris::zeros<iris::bfloat16, 16, 8>(),
+                                          t2)),
+                       Tile2<float, 4, 8>>);
+  CHECK(std::is_same_v<decltype(iris::dot(iris::zeros<int8_t, 4, 16>(), iris::zeros<int8_t, 16, 8>(),
+                                          iris::zeros<int32_t, 4, 8>())),
+                       Tile2<int32_t, 4, 8>>);
+}
+
+#if !IRIS_GPU
+// Checked mode over a 2-D pointer tile (an outer sum, leading dimension 16):
+// the mask decides which elements count, as for 1-D tiles.
+struct CheckedLoad2D {
+  static void run(const Program& p, const float* base, int offset, int m, int n, float* out) {
+    using namespace iris;
+    const auto v = load(add(base + offset, window_offsets<4, 8>(16)), window_mask<4, 8>(m, n), 0.0f,
+                        Checked{p, "matrix.iris", 4});
+    store(add(out, arange<4, 8>()), v);
+  }
+};
+
+TEST_CASE("tile 2-D: checked mode checks the active elements of a 2-D pointer tile") {
+  constexpr int kFloats = 128;
+  constexpr int kReach = 3 * 16 + 7;  // the offset of element (3, 7)
+  auto error_of = [&](int offset, int m, int n) {
+    Buffer<float> out(32);
+    try {
+      iris::run_threads(1, 1 << 20, [&](iris::Rank& r) {
+        const float* block = r.allocate<float>(kFloats);
+        r.allocate<float>(kFloats);  // the next allocation: one past the end lands in it
+        iris::launch_kernel<CheckedLoad2D>({1}, {}, r.device_context(), block, offset, m, n, out.data());
+      });
+    } catch (const iris::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  CHECK(error_of(kFloats - 1 - kReach, 4, 8) == "");
+  CHECK(error_of(kFloats - kReach, 4, 7) == "");  // the last column masked off
+  CHECK(error_of(kFloats - kReach, 3, 8) == "");  // the last row masked off
+  const std::string past = error_of(kFloats - kReach, 4, 8);
+  CHECK(past.find("matrix.iris:4: error:") != std::string::npos);
+  CHECK(past.find("allocation") != std::string::npos);
+}
+#endif
