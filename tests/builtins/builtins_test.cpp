@@ -1,5 +1,5 @@
 // The built-in functions end to end on the CPU target: the kernels of
-// memory.iris, atomics.iris and ranks.iris call every built-in with two or
+// memory.iris, atomics.iris, ranks.iris and tiles.iris (2-D) call every built-in with two or
 // more value arguments positionally, with values chosen so that swapping any
 // two arguments, or getting a semantic rule wrong (load's `other`, masked-off
 // stores, old values returned by atomics, the identity of max and min, the
@@ -9,6 +9,7 @@
 #include "atomics.iris.hpp"
 #include "memory.iris.hpp"
 #include "ranks.iris.hpp"
+#include "tiles.iris.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -522,6 +523,100 @@ void test_exchange(int ranks) {
 
 }  // namespace
 
+// ------------------------------------------------------------------ tiles.iris
+
+// dot over (8, 16) x (16, 4) for each element type, with small integers so
+// that every product and sum is exact in each type.
+void test_dots() {
+  run("dots", 1, [](iris::Rank& rank) {
+    constexpr int M = 8, K = 16, N = 4;
+    auto* a32 = rank.allocate<float>(M * K);
+    auto* b32 = rank.allocate<float>(K * N);
+    auto* a16 = rank.allocate<iris::half>(M * K);
+    auto* b16 = rank.allocate<iris::half>(K * N);
+    auto* ab = rank.allocate<iris::bfloat16>(M * K);
+    auto* bb = rank.allocate<iris::bfloat16>(K * N);
+    auto* a8 = rank.allocate<int8_t>(M * K);
+    auto* b8 = rank.allocate<int8_t>(K * N);
+    auto* acc = rank.allocate<float>(M * N);
+    auto* acc8 = rank.allocate<int32_t>(M * N);
+    auto* out = rank.allocate<float>(3 * M * N);
+    auto* out8 = rank.allocate<int32_t>(M * N);
+    int A[M][K], B[K][N], C[M][N];
+    for (int i = 0; i < M; ++i)
+      for (int k = 0; k < K; ++k) A[i][k] = (i * 7 + k * 3) % 9 - 4;
+    for (int k = 0; k < K; ++k)
+      for (int j = 0; j < N; ++j) B[k][j] = (k * 5 + j * 11) % 7 - 3;
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < N; ++j) C[i][j] = i - 2 * j;
+    for (int i = 0; i < M * K; ++i) {
+      const int v = A[i / K][i % K];
+      a32[i] = static_cast<float>(v), a16[i] = v, ab[i] = v, a8[i] = static_cast<int8_t>(v);
+    }
+    for (int i = 0; i < K * N; ++i) {
+      const int v = B[i / N][i % N];
+      b32[i] = static_cast<float>(v), b16[i] = v, bb[i] = v, b8[i] = static_cast<int8_t>(v);
+    }
+    for (int i = 0; i < M * N; ++i) acc[i] = static_cast<float>(C[i / N][i % N]), acc8[i] = C[i / N][i % N];
+    fill(out, 3 * M * N, -999.0f);
+    fill(out8, M * N, -999);
+    iris_kernels::dots::launch({1}, rank.device_context(), a32, b32, a16, b16, ab, bb, a8, b8, acc, acc8, out, out8);
+    float e[3 * M * N];
+    int32_t e8[M * N];
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < N; ++j) {
+        int product = 0;
+        for (int k = 0; k < K; ++k) product += A[i][k] * B[k][j];
+        const int f = i * N + j;
+        e[f] = e[M * N + f] = static_cast<float>(product + C[i][j]);
+        e[2 * M * N + f] = static_cast<float>(product);
+        e8[f] = product + C[i][j];
+      }
+    expect_all("dots.out", out, e, 3 * M * N);
+    expect_all("dots.out8", out8, e8, M * N);
+  });
+}
+
+void test_shapes() {
+  run("shapes", 1, [](iris::Rank& rank) {
+    constexpr int R = 4, C = 8, n = 27, sentinel = -999, size = 304;
+    int32_t* x = rank.allocate<int32_t>(48);
+    int32_t* out = rank.allocate<int32_t>(size);
+    for (int i = 0; i < 48; ++i) x[i] = (i * 37) % 101 - 50;
+    fill(out, size, sentinel);
+    for (int f = 0; f < R * C; ++f) out[208 + f] = 1000 + f;
+    iris_kernels::shapes::launch({1}, rank.device_context(), x, n, out);
+    int32_t e[size];
+    fill(e, size, sentinel);
+    auto t = [&](int r, int c) { return r * C + c < n ? x[r * C + c] : -1; };
+    int lowest = t(0, 0);
+    for (int r = 0; r < R; ++r) {
+      int row_sum = 0;
+      for (int c = 0; c < C; ++c) {
+        const int f = r * C + c;
+        e[c * R + r] = t(r, c);
+        row_sum += t(r, c);
+        lowest = std::min(lowest, t(r, c));
+        e[48 + f] = x[r] * 100 + x[8 + c];
+        e[80 + f] = e[112 + f] = t(r, c);
+        e[144 + f] = f + 3;
+        if (c < 5) e[176 + f] = t(r, c);
+        e[208 + f] = r < 3 ? 1000 + 2 * f : 1000 + f;
+        if (r < 3) e[240 + f] = 1000 + f;
+        e[272 + f] = t(r, c) > 0 ? t(r, c) : r;
+      }
+      e[32 + r] = row_sum;
+    }
+    for (int c = 0; c < C; ++c) {
+      int column_max = t(0, c);
+      for (int r = 1; r < R; ++r) column_max = std::max(column_max, t(r, c));
+      e[36 + c] = column_max;
+    }
+    e[44] = lowest;
+    expect_all("shapes.out", out, e, size);
+  });
+}
+
 int main() {
   test_loads();
   test_stores();
@@ -537,6 +632,8 @@ int main() {
   test_waits();
   test_ids();
   test_persistent();
+  test_dots();
+  test_shapes();
   for (int ranks : {1, 2}) {
     test_world(ranks);
     test_exchange(ranks);

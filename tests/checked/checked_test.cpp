@@ -132,6 +132,29 @@ void past_allocation_tests() {
                  "28 elements past the end of allocation #2 (heap offset 512, 400 bytes) (rank 1, program 1)"});
 }
 
+// copy_rows between two buffers of 128 floats (allocations #1 and #2), rows `ld`
+// elements apart.
+auto copy_rows_with(int ld) {
+  return [ld](iris::Rank& rank) {
+    float* src = rank.allocate<float>(128);
+    float* dst = rank.allocate<float>(128);
+    rank.barrier();
+    iris_kernels::copy_rows::launch({1}, rank.device_context(), src, dst, ld);
+    rank.barrier();
+  };
+}
+
+void past_allocation_2d_tests() {
+  expect_none("2-D copy within both allocations", error_of(copy_rows_with(16)));
+  // Rows 20 apart: the last element is 7 * 20 + 15 = 155 (byte 620), 28
+  // elements past src's 128.
+  expect_either("2-D load past the end of a local allocation", error_of(copy_rows_with(20)),
+                {"past_allocation.iris:13: error: access of 4-byte elements at offset 0 .. 620 of rank 0's heap runs "
+                 "28 elements past the end of allocation #1 (heap offset 0, 512 bytes) (rank 0, program 0)"},
+                {"past_allocation.iris:13: error: access of 4-byte elements at offset 0 .. 620 of rank 1's heap runs "
+                 "28 elements past the end of allocation #1 (heap offset 0, 512 bytes) (rank 1, program 0)"});
+}
+
 // Runs `kernel` once on every rank with a buffer of 64 floats (allocation #1) and
 // one of 64 Aux (allocation #2), then meets at a host barrier; returns the error.
 template <class Aux, class K>
@@ -176,6 +199,10 @@ void race_tests() {
   expect("a flag at gpu scope orders nothing between ranks",
          on_buffers<int>([](Ctx ctx, float* buf, int* flag) { signal_handoff_gpu_scope::launch({1}, ctx, buf, flag); }),
          {race_head("store", 53, "rank 1's heap", "store", 0), race_tail(48, 1)});
+  expect_either("write-write race through 2-D tiles",
+                on_buffers<int>([](Ctx ctx, float* buf, int*) { store_rows_to::launch({1}, ctx, buf, 0); }),
+                {race_head("store", 74, "rank 0's heap", "store", 1), race_tail(74, 0)},
+                {race_head("store", 74, "rank 0's heap", "store", 0), race_tail(74, 1)});
   expect_none("stores ordered by fences around relaxed flag operations",
               on_buffers<int>([](Ctx ctx, float* buf, int* flag) { fence_handoff::launch({1}, ctx, buf, flag); }));
 }
@@ -185,6 +212,7 @@ void race_tests() {
 int main() {
   out_of_heap_tests();
   past_allocation_tests();
+  past_allocation_2d_tests();
   race_tests();
   std::printf("checked mode: %d passed, %d failed\n", checks - failures, failures);
   return failures == 0 ? 0 : 1;
