@@ -14,6 +14,7 @@
 #   ATOMIC_SIZES  elements (one program instance per 256) of atomic_counter and atomics [$SIZES]
 #   STRESS        messages of message_passing --stress, on its largest size [200]
 #   ROUNDS        rounds of the barrier sample [200]
+#   GEMM_SHAPES   gemm's --shape list, MxNxK[+P],... [scripts/samples.sh: the ctest shapes, 1000x1000x40]
 #   REPEATS       timed runs per size [5]
 #   HEAP          symmetric heap per rank in bytes [1073741824]
 #   TIMEOUT       seconds per program [300]

@@ -11,7 +11,8 @@
 # for the MPI rows, Open MPI's mpirun.
 #
 # Environment: BUILD_DIR (default build), RANKS (default "1 2 4"), SIZES (default
-# 1,1000,4097,65536), TIMEOUT seconds per run (default 120), MPIRUN (default mpirun),
+# 1,1000,4097,65536), GEMM_SHAPES (gemm's --shape, default in scripts/samples.sh),
+# TIMEOUT seconds per run (default 120), MPIRUN (default mpirun),
 # MPIRUN_FLAGS (default --allow-run-as-root --oversubscribe --bind-to none),
 # NO_MPI=1 to skip the MPI rows. Logs go to $BUILD_DIR/gpu-check/.
 set -uo pipefail
