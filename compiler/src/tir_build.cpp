@@ -418,7 +418,8 @@ class Builder {
       case BuiltinId::Max:
       case BuiltinId::Min:
         v->operands = {operand(0)};
-        if (a[1]) v->axis = static_cast<int>(*a[1]->constant->value);
+        // Along the only axis of a 1-D tile is the whole tile.
+        if (a[1] && a[0]->type.shape->rank == 2) v->axis = static_cast<int>(*a[1]->constant->value);
         return v;
       case BuiltinId::Dot: {
         TirValue* acc = operand(2);
