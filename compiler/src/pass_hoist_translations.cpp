@@ -2,6 +2,7 @@
 // pointer the tile is built from, so that it happens once per tile rather
 // than once per element:
 //   translate(add(broadcast(p), offs), r)  ->  add(broadcast(translate(p, r)), offs)
+// and through broadcast_to, which repeats pointers without changing them.
 // Translating is adding the distance between two heaps, which commutes with
 // adding offsets. Unchecked builds only: a checked build checks every
 // translated pointer, element by element.
@@ -20,7 +21,8 @@ class Hoister {
   TirValue* hoist(TirValue* translate) {
     TirValue* pointer = translate->operands[0];
     bool offset = (pointer->op == TirOp::Add || pointer->op == TirOp::Sub) && pointer->operands[0]->type.is_pointer();
-    if (!offset && pointer->op != TirOp::Broadcast) return translate;
+    bool broadcast = pointer->op == TirOp::Broadcast || pointer->op == TirOp::BroadcastTo;
+    if (!offset && !broadcast) return translate;
     // The inner pointer, translated: translate(q, r) takes the place of q.
     TirValue* inner = m_.make_value(TirOp::Translate, remote(pointer->operands[0]->type), translate->loc);
     inner->operands = {pointer->operands[0], translate->operands[1]};

@@ -18,6 +18,10 @@ void elide_own_rank(TirModule& module);
 // built from, so that it happens once per tile (unchecked builds only).
 void hoist_translations(TirModule& module);
 
+// Moves each broadcast_to of an elementwise operation down to its operands,
+// so that offsets and masks built from arange broadcast without moving data.
+void sink_broadcasts(TirModule& module);
+
 // Marks the operations the runtime checks in a checked build: translations,
 // fences, and accesses through pointers into a symmetric heap.
 void mark_checked_sites(TirModule& module);
