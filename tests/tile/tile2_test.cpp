@@ -19,6 +19,7 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "mirrored_layout.hpp"
 #include "tile_target.hpp"
@@ -343,6 +344,218 @@ void check_dot_of_type() {
   check_dot<T, R, 16, 64, 32>();
 }
 
+// ------------------------------------------------- dot's accumulator layout
+// out = acc + 1 + a x b with the accumulator in DotLayout<T, M, N> (MmaAcc on
+// an NVIDIA GPU for half and bfloat16 where the shape fits its warps: dot on
+// tensor cores from sm_80 on; Blocked elsewhere), over Steps calls of dot, one
+// per block of K columns of a (M, Steps * K, addressed as a window) and K rows
+// of b (Steps * K, N). The accumulator is loaded, created and stored in its
+// layout (arange<L>()); flat gets it again converted to the default layout
+// where that exchange fits in shared memory.
+template <class T, int M, int K, int N, int Steps>
+struct DotInLayout {
+  static IRIS_HD void run(const Program&, const T* a, const T* b, const float* acc, float* out, float* flat) {
+    using namespace iris;
+    using L = DotLayout<T, M, N>;
+    auto c = add(load(add(acc, arange<L>())), add(zeros<float, L>(), full<float, L>(1.0f)));
+    for (int s = 0; s < Steps; ++s) {
+      const auto ta = load(add(a + s * K, window_offsets<M, K>(Steps * K)));
+      const auto tb = load(add(b + s * K * N, arange<K, N>()));
+      c = dot(ta, tb, c);
+    }
+    store(add(out, arange<L>()), c);
+    if constexpr (M * N * sizeof(float) <= 16 * 1024) store(add(flat, arange<M, N>()), convert_layout<Blocked<M, N>>(c));
+  }
+};
+
+template <class T, int M, int K, int N, int Steps>
+void check_dot_in_layout() {
+  CAPTURE(M);
+  CAPTURE(K);
+  CAPTURE(N);
+  CAPTURE(Steps);
+  constexpr int KS = K * Steps;
+  constexpr bool flat_too = M * N * sizeof(float) <= 16 * 1024;
+  auto a_at = [](int r, int k) { return (r * 3 + k * 5) % 7 - 3; };
+  auto b_at = [](int k, int c) { return (k * 2 + c * 3) % 5 - 2; };
+  auto acc_at = [](int r, int c) { return static_cast<float>(r - 2 * c) * 0.5f; };
+  Buffer<T> a(M * KS), b(KS * N);
+  Buffer<float> acc(M * N), out(M * N, kSentinel), flat(M * N, kSentinel);
+  for (int r = 0; r < M; ++r)
+    for (int k = 0; k < KS; ++k) a[r * KS + k] = static_cast<T>(a_at(r, k));
+  for (int k = 0; k < KS; ++k)
+    for (int c = 0; c < N; ++c) b[k * N + c] = static_cast<T>(b_at(k, c));
+  for (int r = 0; r < M; ++r)
+    for (int c = 0; c < N; ++c) acc[r * N + c] = acc_at(r, c);
+  run<DotInLayout<T, M, K, N, Steps>>(1, a.data(), b.data(), acc.data(), out.data(), flat.data());
+  for (int r = 0; r < M; ++r)
+    for (int c = 0; c < N; ++c) {
+      CAPTURE(r);
+      CAPTURE(c);
+      float expected = acc_at(r, c) + 1.0f;
+      for (int k = 0; k < KS; ++k) expected += static_cast<float>(a_at(r, k) * b_at(k, c));
+      REQUIRE(out[r * N + c] == expected);
+      if (flat_too) REQUIRE(flat[r * N + c] == expected);
+    }
+}
+
+// Two products in a row, the first one's result (in its accumulator layout,
+// converted to T) the second one's a: out = ((a x b) as T) x b2, of shapes
+// (M, K), (K, J), (J, N).
+template <class T, int M, int K, int J, int N>
+struct DotChain {
+  static IRIS_HD void run(const Program&, const T* a, const T* b, const T* b2, float* out) {
+    using namespace iris;
+    using L1 = DotLayout<T, M, J>;
+    using L2 = DotLayout<T, M, N>;
+    const auto p = as<T>(dot(load(add(a, arange<M, K>())), load(add(b, arange<K, J>())), zeros<float, L1>()));
+    store(add(out, arange<L2>()), dot(p, load(add(b2, arange<J, N>())), zeros<float, L2>()));
+  }
+};
+
+template <class T, int M, int K, int J, int N>
+void check_dot_chain() {
+  // |a x b| <= 3 * 2 * K = 96: exact in half and bfloat16.
+  auto a_at = [](int r, int k) { return (r * 3 + k * 5) % 7 - 3; };
+  auto b_at = [](int k, int c) { return (k * 2 + c * 3) % 5 - 2; };
+  auto b2_at = [](int k, int c) { return (k * 5 + c) % 3 - 1; };
+  Buffer<T> a(M * K), b(K * J), b2(J * N);
+  Buffer<float> out(M * N, kSentinel);
+  for (int i = 0; i < M * K; ++i) a[i] = static_cast<T>(a_at(i / K, i % K));
+  for (int i = 0; i < K * J; ++i) b[i] = static_cast<T>(b_at(i / J, i % J));
+  for (int i = 0; i < J * N; ++i) b2[i] = static_cast<T>(b2_at(i / N, i % N));
+  run<DotChain<T, M, K, J, N>>(1, a.data(), b.data(), b2.data(), out.data());
+  for (int r = 0; r < M; ++r)
+    for (int c = 0; c < N; ++c) {
+      CAPTURE(r);
+      CAPTURE(c);
+      float expected = 0;
+      for (int j = 0; j < J; ++j) {
+        int p = 0;
+        for (int k = 0; k < K; ++k) p += a_at(r, k) * b_at(k, j);
+        expected += static_cast<float>(p * b2_at(j, c));
+      }
+      REQUIRE(out[r * N + c] == expected);
+    }
+}
+
+template <class T>
+void check_dot_in_layout_of_type() {
+  check_dot_in_layout<T, 64, 32, 64, 3>();
+  check_dot_in_layout<T, 128, 64, 128, 2>();  // 2 x 8 mma tiles per warp
+  check_dot_in_layout<T, 64, 16, 128, 2>();
+  check_dot_in_layout<T, 16, 16, 64, 4>();    // one warp row: (16, 8) per warp
+  check_dot_in_layout<T, 32, 32, 32, 2>();    // one n-tile per warp
+  check_dot_in_layout<T, 8, 16, 8, 2>();      // too small for the warps: Blocked everywhere
+  check_dot_in_layout<T, 64, 8, 64, 2>();     // K not a multiple of 16: the generic path
+  check_dot_chain<T, 64, 16, 32, 64>();
+}
+
+// Region k of out (M * N elements each, stored through a pointer tile in the
+// value's own layout) holds result k, of layout L and the default one; xr
+// holds M values, yc N; region kLayoutResults the row sums of x.
+constexpr int kLayoutResults = 14;
+template <int M, int N, class L>
+struct LayoutMoves {
+  static IRIS_HD void run(const Program&, const int32_t* x, const int32_t* xr, const int32_t* yc, int32_t* out) {
+    using namespace iris;
+    using B = Blocked<M, N>;
+    int k = 0;
+    auto put = [&](const auto& value) {
+      store(add(out + k++ * M * N, arange<layout_of<decltype(value)>>()), value);
+    };
+    const auto v = load(add(x, arange<M, N>()));
+    put(arange<L>());
+    put(load(add(x, arange<L>())));
+    put(convert_layout<L>(v));
+    put(convert_layout<B>(convert_layout<L>(v)));
+    put(convert_layout<B>(load(add(x, arange<L>()))));
+    put(broadcast_to<L>(expand_dims<1>(arange<M>())));
+    put(broadcast_to<L>(expand_dims<0>(arange<N>())));
+    put(broadcast_to<L>(arange<N>()));
+    put(broadcast_to<L>(expand_dims<1>(load(add(xr, arange<M>())))));
+    put(broadcast_to<L>(load(add(yc, arange<1, N>()))));
+    put(load(broadcast_to<L>(expand_dims<1>(add(xr, arange<M>())))));
+    put(broadcast_to<L>(int32_t{7}));
+    put(add(add(zeros<int32_t, L>(), full<int32_t, L>(5)), convert_layout<L>(arange<M, N>())));
+    put(broadcast_to<L>(convert_layout<L>(v)));
+    store(add(out + k * M * N, arange<M>()), sum<1>(convert_layout<L>(v)));
+  }
+};
+
+int32_t layout_result(int k, int r, int c, int n, Buffer<int32_t>& x, Buffer<int32_t>& xr, Buffer<int32_t>& yc) {
+  const int f = r * n + c;
+  switch (k) {
+    case 0: return f;
+    case 5: return r;
+    case 6:
+    case 7: return c;
+    case 8:
+    case 10: return xr[r];
+    case 9: return yc[c];
+    case 11: return 7;
+    case 12: return 5 + f;
+    default: return x[f];
+  }
+}
+
+template <int M, int N, class L>
+void check_layout_moves() {
+  CAPTURE(M);
+  CAPTURE(N);
+  Buffer<int32_t> x(M * N), xr(M), yc(N), out((kLayoutResults + 1) * M * N, kIntSentinel);
+  for (int i = 0; i < M * N; ++i) x[i] = (i * 37) % 201 - 100;
+  for (int i = 0; i < M; ++i) xr[i] = 1000 + 7 * i;
+  for (int i = 0; i < N; ++i) yc[i] = -500 - 3 * i;
+  run<LayoutMoves<M, N, L>>(1, x.data(), xr.data(), yc.data(), out.data());
+  for (int k = 0; k < kLayoutResults; ++k)
+    for (int r = 0; r < M; ++r)
+      for (int c = 0; c < N; ++c) {
+        CAPTURE(k);
+        CAPTURE(r);
+        CAPTURE(c);
+        REQUIRE(out[k * M * N + r * N + c] == layout_result(k, r, c, N, x, xr, yc));
+      }
+  for (int r = 0; r < M; ++r) {
+    CAPTURE(r);
+    int32_t row = 0;
+    for (int c = 0; c < N; ++c) row += x[r * N + c];
+    REQUIRE(out[kLayoutResults * M * N + r] == row);
+  }
+}
+
+// MmaAcc's placement for 256 threads (8 warps), checked on every target
+// through the mapping it is built on: every element exactly once, runs of
+// vec = 2 adjacent, and the fragment of mma.sync's accumulator (lane l's
+// registers 0-3 at rows l / 4 and l / 4 + 8, columns 2 * (l % 4) and the next).
+template <int M, int N>
+void check_mma_grid() {
+  CAPTURE(M);
+  CAPTURE(N);
+  using G = iris::detail::MmaGrid<M, N, 256>;
+  REQUIRE(G::fits);
+  REQUIRE(G::WM * G::WN == 8);
+  REQUIRE(G::per_thread * 256 == M * N);
+  std::vector<int> seen(M * N, 0);
+  for (int t = 0; t < 256; ++t)
+    for (int j = 0; j < G::per_thread; ++j) {
+      CAPTURE(t);
+      CAPTURE(j);
+      const int f = G::index(t, j);
+      REQUIRE(f >= 0);
+      REQUIRE(f < M * N);
+      ++seen[f];
+      if (j % 2 == 1) REQUIRE(f == G::index(t, j - 1) + 1);
+    }
+  CHECK(std::count(seen.begin(), seen.end(), 1) == M * N);
+  for (int lane = 0; lane < 32; ++lane) {
+    CAPTURE(lane);
+    for (int q = 0; q < 4; ++q) CHECK(G::index(lane, q) == (lane / 4 + 8 * (q / 2)) * N + 2 * (lane % 4) + q % 2);
+  }
+  // Warp 1 starts the next warp column, or the next warp row if there is one column.
+  CHECK(G::index(32, 0) == (G::WN > 1 ? G::TN : G::TM * N));
+}
+
 }  // namespace
 
 TEST_CASE("tile 2-D: arange of a shape, expand_dims and broadcast_to from ranges, pointers and register tiles") {
@@ -408,6 +621,31 @@ TEST_CASE("tile 2-D: dot of bfloat16, half, float and int8 tiles plus an accumul
   check_dot_of_type<int8_t, int32_t>();
 }
 
+TEST_CASE("tile 2-D: dot with the accumulator in DotLayout (tensor cores on an NVIDIA GPU), over a loop of K blocks") {
+  check_dot_in_layout_of_type<iris::bfloat16>();
+  check_dot_in_layout_of_type<iris::half>();
+}
+
+TEST_CASE("tile 2-D: arange, zeros, full, broadcast_to and convert_layout in a given layout") {
+  check_layout_moves<64, 64, iris::DotLayout<iris::bfloat16, 64, 64>>();
+  check_layout_moves<16, 64, iris::DotLayout<iris::bfloat16, 16, 64>>();
+  check_layout_moves<32, 32, iris::DotLayout<iris::half, 32, 32>>();
+  check_layout_moves<8, 8, iris::DotLayout<iris::bfloat16, 8, 8>>();
+}
+
+TEST_CASE("tile 2-D: MmaAcc places each element once, in mma.sync's accumulator fragments") {
+  check_mma_grid<64, 64>();
+  check_mma_grid<128, 128>();
+  check_mma_grid<64, 128>();
+  check_mma_grid<16, 64>();
+  check_mma_grid<32, 32>();
+  check_mma_grid<256, 16>();
+  CHECK(!iris::detail::MmaGrid<8, 8, 256>::fits);
+  CHECK(!iris::detail::MmaGrid<64, 8, 256>::fits);  // 4 x 2 warps: N must be a multiple of 16
+  CHECK(!iris::detail::MmaGrid<16, 32, 256>::fits);  // 1 x 8 warps: N must be a multiple of 64
+  CHECK(!iris::detail::MmaGrid<64, 64, 1>::fits);   // the CPU: one thread
+}
+
 TEST_CASE("tile 2-D: shapes are part of the type; expand_dims and reshape keep ranges and pointers symbolic") {
   using iris::Blocked;
   using iris::ContigPtrs;
@@ -460,6 +698,46 @@ TEST_CASE("tile 2-D: shapes are part of the type; expand_dims and reshape keep r
   CHECK(std::is_same_v<decltype(iris::dot(iris::zeros<int8_t, 4, 16>(), iris::zeros<int8_t, 16, 8>(),
                                           iris::zeros<int32_t, 4, 8>())),
                        Tile2<int32_t, 4, 8>>);
+
+  // Layout-parameterised creation and movement.
+  using L = iris::DotLayout<iris::bfloat16, 64, 64>;
+  using iris::DotLayout;
+  using iris::bfloat16;
+  using iris::half;
+  constexpr bool mma = IRIS_NVIDIA_GPU;
+  CHECK(std::is_same_v<DotLayout<bfloat16, 64, 64>, std::conditional_t<mma, iris::MmaAcc<64, 64>, Blocked<64, 64>>>);
+  CHECK(std::is_same_v<DotLayout<half, 16, 64>, std::conditional_t<mma, iris::MmaAcc<16, 64>, Blocked<16, 64>>>);
+  CHECK(std::is_same_v<DotLayout<float, 64, 64>, Blocked<64, 64>>);
+  CHECK(std::is_same_v<DotLayout<int8_t, 64, 64>, Blocked<64, 64>>);
+  CHECK(std::is_same_v<DotLayout<bfloat16, 8, 8>, Blocked<8, 8>>);
+  CHECK(std::is_same_v<DotLayout<bfloat16, 16, 32>, Blocked<16, 32>>);
+  CHECK(L::rank == 2);
+  CHECK(L::rows == 64);
+  CHECK(L::cols == 64);
+  CHECK(std::is_same_v<decltype(iris::arange<L>()), Range<int32_t, 4096, L>>);
+  CHECK(std::is_same_v<decltype(iris::zeros<float, L>()), Tile<float, 4096, L>>);
+  CHECK(std::is_same_v<decltype(iris::full<float, L>(1.0f)), Tile<float, 4096, L>>);
+  CHECK(std::is_same_v<decltype(iris::zeros<float, Blocked<4, 8>>()), Tile2<float, 4, 8>>);
+  CHECK(std::is_same_v<decltype(iris::arange<Blocked<4, 8>>()), decltype(iris::arange<4, 8>())>);
+  CHECK(std::is_same_v<decltype(iris::add(p, iris::arange<L>())), ContigPtrs<float, 4096, L>>);
+  CHECK(std::is_same_v<decltype(iris::convert_layout<L>(iris::arange<64, 64>())), Range<int32_t, 4096, L>>);
+  CHECK(std::is_same_v<decltype(iris::convert_layout<L>(iris::add(p, iris::arange<64, 64>()))),
+                       ContigPtrs<float, 4096, L>>);
+  CHECK(std::is_same_v<decltype(iris::convert_layout<L>(iris::zeros<float, 64, 64>())), Tile<float, 4096, L>>);
+  CHECK(std::is_same_v<decltype(iris::convert_layout<Blocked<64, 64>>(iris::zeros<float, L>())),
+                       Tile2<float, 64, 64>>);
+  CHECK(std::is_same_v<decltype(iris::convert_layout<Blocked<1, 32>>(iris::arange<32>())),
+                       Range<int32_t, 32, Blocked<1, 32>>>);
+  CHECK(std::is_same_v<decltype(iris::broadcast_to<L>(iris::expand_dims<1>(iris::arange<64>()))), Tile<int32_t, 4096, L>>);
+  CHECK(std::is_same_v<decltype(iris::broadcast_to<L>(iris::arange<64, 64>())), Range<int32_t, 4096, L>>);
+  CHECK(std::is_same_v<decltype(iris::broadcast_to<L>(2.0f)), Tile<float, 4096, L>>);
+  CHECK(std::is_same_v<decltype(iris::broadcast_to<4, 8>(2.0f)), Tile2<float, 4, 8>>);
+  CHECK(std::is_same_v<decltype(iris::broadcast_to<Blocked<4, 8>>(iris::arange<8>())),
+                       decltype(iris::broadcast_to<4, 8>(iris::arange<8>()))>);
+  // dot returns its result in acc's layout.
+  CHECK(std::is_same_v<decltype(iris::dot(iris::zeros<bfloat16, 64, 16>(), iris::zeros<bfloat16, 16, 64>(),
+                                          iris::zeros<float, L>())),
+                       Tile<float, 4096, L>>);
 }
 
 #if !IRIS_GPU

@@ -24,3 +24,13 @@
 #define __forceinline__ inline __attribute__((always_inline))
 #endif
 #endif
+
+// The GPU's vendor, from macros that are the same in the host and the device
+// pass of one compilation (so that types chosen by it, such as DotLayout, agree
+// between the passes): NVIDIA (nvcc) unless hip-clang (__HIP__) compiles for
+// AMD. 0 on the CPU target.
+#if IRIS_GPU && !defined(__HIP__) && !defined(__HIP_PLATFORM_AMD__)
+#define IRIS_NVIDIA_GPU 1
+#else
+#define IRIS_NVIDIA_GPU 0
+#endif

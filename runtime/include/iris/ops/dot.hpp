@@ -1,15 +1,27 @@
 // dot(a, b, acc): the matrix product of 2-D tiles plus an accumulator,
-// a (M, K) x b (K, N) + acc (M, N), computed in acc's element type:
+// a (M, K) x b (K, N) + acc (M, N), computed in acc's element type and
+// returned in acc's layout:
 //
 //   a and b             acc and the result
 //   half, bfloat16      float
 //   float               float
 //   int8_t              int32_t
 //
-// This implementation is correct on every target, not fast: the exchange
-// (ops/block.hpp) stages a and b in shared memory (at most 48 KiB of static
-// shared memory for the two) and each thread computes its own elements of the
-// result with a loop over K. Tensor cores come later, behind the same call.
+// Two implementations behind the one call:
+//
+//  * tensor cores (ops/mma_nvidia.hpp): on an NVIDIA GPU of sm_80 or later,
+//    for half and bfloat16 inputs, K a multiple of 16 and an accumulator of
+//    layout MmaAcc<M, N> -- what DotLayout<T, M, N> (types/layout.hpp) is
+//    there, and what generated code creates its accumulators in. a and b are
+//    staged in shared memory and every warp runs mma.sync over its part of
+//    the result, in the accumulator's registers.
+//  * the generic path, everywhere else (the CPU, AMD, float and int8_t, a
+//    Blocked accumulator, GPUs older than sm_80 and the host pass of a GPU
+//    compilation): the exchange (ops/block.hpp) stages a and b in shared
+//    memory and each thread computes its own elements of the result, in acc's
+//    layout, with a loop over K.
+//
+// Both stage a and b in at most 48 KiB of static shared memory.
 #pragma once
 
 #include <cstdint>
@@ -17,7 +29,12 @@
 
 #include "iris/numeric.hpp"
 #include "iris/ops/block.hpp"
+#include "iris/types/layout.hpp"
 #include "iris/types/tile.hpp"
+
+#if IRIS_NVIDIA_GPU
+#include "iris/ops/mma_nvidia.hpp"
+#endif
 
 namespace iris {
 
@@ -53,20 +70,27 @@ IRIS_HD auto dot(const A& a, const B& b, const C& acc) {
   static_assert(!std::is_void_v<Accumulator>, "dot: a and b must be half, bfloat16, float or int8_t tiles");
   static_assert(std::is_void_v<Accumulator> || std::is_same_v<R, Accumulator>,
                 "dot: acc must be float for half, bfloat16 and float tiles, int32_t for int8_t tiles");
-  static_assert(std::is_same_v<layout_of<C>, Blocked<M, N>>, "dot: acc must have the default layout, Blocked<M, N>");
   static_assert(detail::staged_bytes<A> + detail::staged_bytes<B> <= detail::kStaticSharedBytes,
                 "dot stages a and b in at most 48 KiB of static shared memory: use smaller tiles "
                 "(BLOCK_M * BLOCK_K + BLOCK_K * BLOCK_N elements)");
-  return detail::exchange(
-      [&](const T* sa, const T* sb) {
-        return detail::generate<Blocked<M, N>>([&](int f, int j) {
-          const int r = f / N, c = f % N;
-          R sum = acc[j];
-          for (int k = 0; k < K; ++k) sum += static_cast<R>(sa[r * K + k]) * static_cast<R>(sb[k * N + c]);
-          return sum;
-        });
-      },
-      a, b);
+  using LC = layout_of<C>;
+#if IRIS_NVIDIA_GPU
+  if constexpr (detail::use_mma_dot<T, R, LC, K>) {
+    return detail::mma_dot<T, M, K, N>(a, b, acc);
+  } else
+#endif
+  {
+    return detail::exchange(
+        [&](const T* sa, const T* sb) {
+          return detail::generate<LC>([&](int f, int j) {
+            const int r = f / N, c = f % N;
+            R sum = acc[j];
+            for (int k = 0; k < K; ++k) sum += static_cast<R>(sa[r * K + k]) * static_cast<R>(sb[k * N + c]);
+            return sum;
+          });
+        },
+        a, b);
+  }
 }
 
 }  // namespace iris

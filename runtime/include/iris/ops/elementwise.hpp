@@ -44,7 +44,8 @@ IRIS_HD auto as(const X& x) {
 }
 
 // ------------------------------------------------------------ creation
-// Created tiles have the default layout of their shape: arange<N>(),
+// Created tiles have the default layout of their shape, unless a layout is
+// given (below): arange<N>(),
 // full<T, N>(v), zeros<T, N>() are 1-D, arange<M, N>() etc. 2-D (row-major:
 // arange<M, N>()'s element (r, c) is r * N + c).
 template <int... Dims>
@@ -59,6 +60,24 @@ IRIS_HD Tile<T, Blocked<Dims...>::size, Blocked<Dims...>> full(T value) {
 
 template <class T, int... Dims>
 IRIS_HD auto zeros() { return full<T, Dims...>(T{}); }
+
+// The same in a given layout L (a layout class, types/layout.hpp), of L's
+// shape: arange<L>() is Range<int32_t, L::size, L>{0} (element (r, c) is
+// r * cols + c, whichever thread holds it), full<T, L>(v) and zeros<T, L>()
+// register tiles. What generated code creates dot's accumulator with:
+// zeros<float, DotLayout<T, M, N>>().
+template <Layout L>
+IRIS_HD Range<int32_t, L::size, L> arange() { return {0}; }
+
+template <class T, Layout L>
+IRIS_HD Tile<T, L::size, L> full(T value) {
+  Tile<T, L::size, L> t;
+  for (int j = 0; j < t.per_thread; ++j) t.v[j] = value;
+  return t;
+}
+
+template <class T, Layout L>
+IRIS_HD Tile<T, L::size, L> zeros() { return full<T, L>(T{}); }
 
 // ------------------------------------------------------------ arithmetic
 // add and sub keep Ranges and contiguous pointers symbolic where they can.

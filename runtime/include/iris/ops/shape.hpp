@@ -5,7 +5,8 @@
 // Blocked layouts place elements by flat index whatever the shape
 // (types/layout.hpp), so expand_dims and reshape only change the type: the
 // same elements stay in the same threads, and a Range or ContigPtrs stays one.
-// broadcast_to and trans move elements: from a Range or ContigPtrs each
+// broadcast_to, convert_layout (between layouts that place elements
+// differently) and trans move elements: from a Range or ContigPtrs each
 // thread computes its elements directly; a register tile's elements live in
 // other threads' registers on the GPU and go through the exchange
 // (ops/block.hpp), which costs the tile's size in shared memory and two
@@ -69,24 +70,66 @@ IRIS_HD auto reshape(const X& x) {
   return detail::retype<Blocked<Dims...>>(x);
 }
 
-// x, of shape (R, C) ((1, C) for a 1-D tile), stretched to (M, N): each of
-// R and C is 1 or the target's. x itself where it already has that shape and
-// layout.
+// x, a tile of L's shape (a 1-D tile of N counting as (1, N)), in layout L
+// (a layout class, types/layout.hpp): x itself where it already has layout L;
+// a Range or ContigPtrs stays one (it is start + f or base + f in any
+// layout); a register tile of a blocked layout to another blocked layout is a
+// change of type (they place elements alike); any other register tile moves
+// its elements through the exchange (ops/block.hpp), so every thread of the
+// instance must call it. What generated code uses to bring a tile into dot's
+// accumulator layout (convert_layout<DotLayout<T, M, N>>(x)) and back.
+template <Layout L, class X>
+IRIS_HD auto convert_layout(const X& x) {
+  static_assert(is_tile<X>, "convert_layout<L> takes a tile; broadcast_to<L> makes one of a scalar");
+  if constexpr (is_tile<X>) {
+    static_assert(rows_of<X> == L::rows && cols_of<X> == L::cols,
+                  "convert_layout<L>: the tile must have L's shape (a 1-D tile of N is (1, N))");
+    using T = typename X::value_type;
+    if constexpr (std::is_same_v<layout_of<X>, L>) {
+      return x;
+    } else if constexpr (is_range<X>) {
+      return Range<T, L::size, L>{x.start};
+    } else if constexpr (is_contig<X>) {
+      return ContigPtrs<std::remove_pointer_t<T>, L::size, L>{x.base};
+    } else if constexpr (is_blocked<layout_of<X>> && is_blocked<L>) {
+      return detail::retype<L>(x);
+    } else {
+      return detail::gather<L>(x, [](int f) { return f; });
+    }
+  }
+}
+
+// x, of shape (R, C) ((1, C) for a 1-D tile), stretched to L's shape (M, N)
+// in layout L: each of R and C is 1 or the target's. A scalar fills a
+// register tile. Where x already has the target's shape, convert_layout<L>(x)
+// (x itself where it has layout L too). Otherwise element (r, c) of the
+// result is x's (R == 1 ? 0 : r, C == 1 ? 0 : c): computed by each thread
+// from a Range or ContigPtrs, through the exchange from a register tile.
+template <Layout L, class X>
+IRIS_HD auto broadcast_to(const X& x) {
+  constexpr int M = L::rows, N = L::cols;
+  if constexpr (!is_tile<X>) {
+    Tile<X, L::size, L> out;
+    for (int j = 0; j < L::per_thread; ++j) out.v[j] = x;
+    return out;
+  } else {
+    constexpr int R = rows_of<X>, C = cols_of<X>;
+    static_assert((R == 1 || R == M) && (C == 1 || C == N),
+                  "broadcast_to<M, N>: each dimension of the tile (a 1-D tile of N is (1, N)) must be 1 or the "
+                  "target's");
+    if constexpr (R == M && C == N) {
+      return convert_layout<L>(x);
+    } else {
+      return detail::gather<L>(x, [](int f) { return (R == 1 ? 0 : f / N) * C + (C == 1 ? 0 : f % N); });
+    }
+  }
+}
+
+// broadcast_to in the default layout of (M, N): x itself where it already has
+// that shape and layout, the same kind of tile from a 1-D tile of N to (1, N).
 template <int M, int N, class X>
 IRIS_HD auto broadcast_to(const X& x) {
-  constexpr int R = rows_of<X>, C = cols_of<X>;
-  static_assert((R == 1 || R == M) && (C == 1 || C == N),
-                "broadcast_to<M, N>: each dimension of the tile (a 1-D tile of N is (1, N)) must be 1 or the "
-                "target's");
-  using L = Blocked<M, N>;
-  if constexpr (std::is_same_v<layout_of<X>, L>) {
-    return x;
-  } else if constexpr (R == M && C == N && is_blocked<layout_of<X>>) {
-    return detail::retype<L>(x);  // a 1-D tile of N to (1, N)
-  } else {
-    // Element (r, c) of the result is x's (R == 1 ? 0 : r, C == 1 ? 0 : c).
-    return detail::gather<L>(x, [](int f) { return (R == 1 ? 0 : f / N) * C + (C == 1 ? 0 : f % N); });
-  }
+  return broadcast_to<Blocked<M, N>>(x);
 }
 
 // The transpose of a 2-D tile (R, C): (C, R), element (c, r) = x's (r, c).

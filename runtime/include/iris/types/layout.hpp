@@ -13,7 +13,9 @@
 #pragma once
 
 #include <concepts>
+#include <type_traits>
 
+#include "iris/numeric.hpp"
 #include "iris/target.hpp"
 
 #ifndef IRIS_THREADS
@@ -83,5 +85,88 @@ struct Blocked {
 
 template <class L> inline constexpr bool is_blocked = false;
 template <int... Dims> inline constexpr bool is_blocked<Blocked<Dims...>> = true;
+
+// A layout class of any size (what the layout-parameterised operations take:
+// zeros<T, L>(), arange<L>(), broadcast_to<L>(x), convert_layout<L>(x)).
+template <class L>
+concept Layout = requires { L::size; } && LayoutOf<L, L::size>;
+
+// ---------------------------------------------------------------- MmaAcc
+// The accumulator fragments of NVIDIA's mma.sync.m16n8k16 (sm_80 and later)
+// over an (M, N) tile. The Threads / 32 warps of the program instance form a
+// grid of WM x WN warps (WM = min(4, M / 16, warps), WN = warps / WM); warp
+// (wm, wn) = (warp / WN, warp % WN) owns the (TM, TN) = (M / WM, N / WN)
+// sub-tile at (wm * TM, wn * TN), MI x NI mma tiles of 16 x 8. Element j of a
+// thread (lane = thread % 32): i = j / 4 is mma tile (mi, ni) = (i / NI,
+// i % NI) and q = j % 4 is its register, at row mi * 16 + lane / 4 + 8 * (q / 2)
+// and column ni * 8 + (lane % 4) * 2 + q % 2 of the sub-tile: q and q + 1 are
+// adjacent columns (vec 2). Every thread holds elements (active).
+namespace detail {
+template <int M, int N, int Threads>
+struct MmaGrid {
+  static constexpr int warps = Threads / 32;
+  static constexpr int WM = M / 16 < 4 ? (M / 16 < warps ? M / 16 : warps) : (4 < warps ? 4 : warps);
+  static constexpr int WN = WM > 0 ? warps / WM : 0;
+  // WM and WN as divisors: never 0, even where `fits` fails before a division
+  // (nvcc warns about a zero divisor anywhere in a constant expression).
+  static constexpr int DM = WM > 0 ? WM : 1, DN = WN > 0 ? WN : 1;
+  // Whether the warp grid tiles (M, N) exactly with 16 x 8 mma tiles.
+  static constexpr bool fits =
+      Threads % 32 == 0 && WM > 0 && WN > 0 && warps % DM == 0 && M % (16 * DM) == 0 && N % (8 * DN) == 0;
+  static constexpr int TM = fits ? M / DM : 16, TN = fits ? N / DN : 8;
+  static constexpr int MI = TM / 16, NI = TN / 8;
+  static constexpr int per_thread = MI * NI * 4;
+  // The flat index of element j of thread t.
+  IRIS_HD static constexpr int index(int t, int j) {
+    const int warp = t / 32, lane = t % 32;
+    const int wm = warp / DN, wn = warp % DN;
+    const int i = j / 4, q = j % 4;
+    const int row = wm * TM + (i / NI) * 16 + lane / 4 + 8 * (q / 2);
+    const int col = wn * TN + (i % NI) * 8 + (lane % 4) * 2 + q % 2;
+    return row * N + col;
+  }
+};
+}  // namespace detail
+
+template <int M, int N>
+struct MmaAcc {
+  using Grid = detail::MmaGrid<M, N, kThreads>;
+  static_assert(is_tile_size(M) && is_tile_size(N), "tile dimensions are positive powers of two");
+  static_assert(Grid::fits,
+                "MmaAcc<M, N>: the warps of a program instance must tile (M, N) with 16 x 8 mma tiles "
+                "(M a multiple of 16 * WM, N of 8 * WN); DotLayout<T, M, N> picks Blocked<M, N> where they do not");
+  static constexpr int rank = 2;
+  static constexpr int rows = M;
+  static constexpr int cols = N;
+  static constexpr int size = M * N;
+  static constexpr int per_thread = Grid::per_thread;
+  static constexpr int vec = 2;
+  IRIS_HD static int index(int j) { return Grid::index(thread_index(), j); }
+  IRIS_HD static bool active() { return true; }
+};
+
+template <class L> inline constexpr bool is_mma_acc = false;
+template <int M, int N> inline constexpr bool is_mma_acc<MmaAcc<M, N>> = true;
+
+// The layout of dot's accumulator and result for inputs of type T and a
+// result of shape (M, N), which generated code gives the accumulator it
+// creates (zeros<float, DotLayout<T, M, N>>()): MmaAcc<M, N> where dot uses
+// tensor cores for T on this target (half and bfloat16 on an NVIDIA GPU, the
+// shape fitting the warp grid), Blocked<M, N> everywhere else (the CPU, AMD,
+// float and int8_t inputs, small shapes). It depends on macros that are the
+// same in a GPU compilation's host and device passes, never on the device
+// architecture: on an NVIDIA GPU older than sm_80 dot takes an MmaAcc
+// accumulator through its generic path.
+namespace detail {
+template <class T>
+inline constexpr bool is_mma_input = std::is_same_v<T, half> || std::is_same_v<T, bfloat16>;
+template <bool Mma, int M, int N> struct dot_layout { using type = Blocked<M, N>; };
+template <int M, int N> struct dot_layout<true, M, N> { using type = MmaAcc<M, N>; };
+}  // namespace detail
+
+template <class T, int M, int N>
+using DotLayout = typename detail::dot_layout<IRIS_NVIDIA_GPU && detail::is_mma_input<T> &&
+                                                  detail::MmaGrid<M, N, kThreads>::fits,
+                                              M, N>::type;
 
 }  // namespace iris

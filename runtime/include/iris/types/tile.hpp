@@ -58,9 +58,10 @@ struct ContigPtrs {
   }
 };
 
-// A 2-D register tile of shape (M, N), in the default layout.
-template <class T, int M, int N>
-using Tile2 = Tile<T, M * N, Blocked<M, N>>;
+// A 2-D register tile of shape (M, N), in the default layout or in L (a
+// dot's accumulator: DotLayout, types/layout.hpp).
+template <class T, int M, int N, LayoutOf<M * N> L = Blocked<M, N>>
+using Tile2 = Tile<T, M * N, L>;
 
 // ---------------------------------------------------------------- traits
 template <class X> struct tile_traits {
