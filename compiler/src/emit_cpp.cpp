@@ -43,10 +43,27 @@ std::string dims_cpp(const TirType& t) {
   return fmt::format("{}", fmt::join(dims, ", "));
 }
 
+// A layout other than the default one, as the runtime's layout class; empty
+// for the default (iris::Blocked of the shape).
+std::string layout_cpp(const TirType& t) {
+  if (t.layout != TirLayout::Dot) return "";
+  return fmt::format("iris::DotLayout<{}, {}>", scalar_cpp(t.dot_operand), dims_cpp(t));
+}
+
+// The template arguments that create a tile of t's shape and layout:
+// "float, 64, 64", or "float, iris::DotLayout<...>" in another layout.
+std::string shape_args(const TirType& t, bool with_element) {
+  std::string layout = layout_cpp(t);
+  std::string shape = layout.empty() ? dims_cpp(t) : layout;
+  return with_element ? element_cpp(t) + ", " + shape : shape;
+}
+
 std::string type_cpp(const TirType& t) {
   if (t.is_void()) return "void";
   if (!t.is_tile()) return element_cpp(t);
-  return fmt::format("iris::{}<{}, {}>", t.dims.size() == 1 ? "Tile" : "Tile2", element_cpp(t), dims_cpp(t));
+  std::string layout = layout_cpp(t);
+  return fmt::format("iris::{}<{}, {}{}>", t.dims.size() == 1 ? "Tile" : "Tile2", element_cpp(t), dims_cpp(t),
+                     layout.empty() ? "" : ", " + layout);
 }
 
 class Printer {
@@ -221,7 +238,7 @@ class Printer {
   std::string stored(const TirValue* v) {
     if (v->op != TirOp::Broadcast) return expr(v);
     std::string element = element_cpp(v->type);
-    return fmt::format("iris::full<{}, {}>(static_cast<{}>({}))", element, dims_cpp(v->type), element,
+    return fmt::format("iris::full<{}>(static_cast<{}>({}))", shape_args(v->type, true), element,
                        expr(v->operands[0]));
   }
 
@@ -277,13 +294,17 @@ class Printer {
       case TirOp::WorldSize:
       case TirOp::Barrier: return fmt::format("{}(iris_program)", info.runtime);
       case TirOp::BroadcastTo:
-      case TirOp::Reshape: return fmt::format("{}<{}>({})", info.runtime, dims_cpp(v->type), expr(a[0]));
+      case TirOp::Reshape: return fmt::format("{}<{}>({})", info.runtime, shape_args(v->type, false), expr(a[0]));
+      case TirOp::ConvertLayout: {
+        std::string layout = layout_cpp(v->type);
+        if (layout.empty()) layout = fmt::format("iris::Blocked<{}>", dims_cpp(v->type));
+        return fmt::format("{}<{}>({})", info.runtime, layout, expr(a[0]));
+      }
       case TirOp::AddAxis: return fmt::format("{}<{}>({})", info.runtime, v->axis, expr(a[0]));
       case TirOp::Trans: return fmt::format("{}({})", info.runtime, expr(a[0]));
-      case TirOp::Arange: return fmt::format("{}<{}>()", info.runtime, dims_cpp(v->type));
-      case TirOp::Zeros: return fmt::format("{}<{}, {}>()", info.runtime, element_cpp(v->type), dims_cpp(v->type));
-      case TirOp::Full:
-        return fmt::format("{}<{}, {}>({})", info.runtime, element_cpp(v->type), dims_cpp(v->type), expr(a[0]));
+      case TirOp::Arange: return fmt::format("{}<{}>()", info.runtime, shape_args(v->type, false));
+      case TirOp::Zeros: return fmt::format("{}<{}>()", info.runtime, shape_args(v->type, true));
+      case TirOp::Full: return fmt::format("{}<{}>({})", info.runtime, shape_args(v->type, true), expr(a[0]));
       case TirOp::Load:
         return fmt::format("{}({}, {}, {}, {})", info.runtime, expr(a[0]), optional(a[1], "iris::NoMask{}"),
                            optional(a[2], "iris::NoOther{}"), site(v));

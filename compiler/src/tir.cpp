@@ -26,13 +26,19 @@ TirType TirType::element() const {
 TirType TirType::shaped_like(const TirType& shape) const {
   TirType t = *this;
   t.dims = shape.dims;
-  t.layout = shape.layout;
+  return t.laid_out_like(shape);
+}
+
+TirType TirType::laid_out_like(const TirType& other) const {
+  TirType t = *this;
+  t.layout = other.layout;
+  t.dot_operand = other.dot_operand;
   return t;
 }
 
 bool TirType::operator==(const TirType& other) const {
   return kind == other.kind && scalar == other.scalar && space == other.space && dims == other.dims &&
-         layout == other.layout;
+         same_layout(other);
 }
 
 std::string TirType::str() const {
@@ -49,7 +55,10 @@ std::string TirType::str() const {
   if (dims.empty()) return element;
   std::string shape;
   for (const Shape& d : dims) shape += d.text() + ", ";
-  return fmt::format("tile<{}, {}{}>", element, shape, layout == TirLayout::Blocked ? "blocked" : "none");
+  std::string laid_out = layout == TirLayout::Dot      ? fmt::format("dot({})", scalar_info(dot_operand).spelling)
+                         : layout == TirLayout::Blocked ? "blocked"
+                                                        : "none";
+  return fmt::format("tile<{}, {}{}>", element, shape, laid_out);
 }
 
 std::string literal_text(const TirValue& constant) {

@@ -22,6 +22,11 @@ void hoist_translations(TirModule& module);
 // so that offsets and masks built from arange broadcast without moving data.
 void sink_broadcasts(TirModule& module);
 
+// Puts each dot's accumulator, and the values computed with it, in the
+// layout of the target's matrix units (TirLayout::Dot), converting where an
+// operation needs another layout.
+void assign_layouts(TirModule& module);
+
 // Marks the operations the runtime checks in a checked build: translations,
 // fences, and accesses through pointers into a symmetric heap.
 void mark_checked_sites(TirModule& module);

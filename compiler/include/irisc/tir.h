@@ -57,8 +57,10 @@ const TirOpInfo& tir_op_info(TirOp op);
 enum class AddressSpace : uint8_t { Local, Heap, Remote };
 
 // Which elements of a tile each thread holds. Blocked is the runtime's
-// iris::Blocked (iris/types/layout.hpp); tensor-core fragments will be others.
-enum class TirLayout : uint8_t { None, Blocked };
+// iris::Blocked (iris/types/layout.hpp); Dot is iris::DotLayout<T, M, N>, the
+// layout in which `dot` of T tiles accumulates (tensor-core fragments where
+// the target has them, Blocked elsewhere).
+enum class TirLayout : uint8_t { None, Blocked, Dot };
 
 struct TirType {
   enum class Kind : uint8_t { Void, Scalar, Pointer };
@@ -67,6 +69,7 @@ struct TirType {
   AddressSpace space = AddressSpace::Local;  // pointers
   llvm::SmallVector<Shape, 2> dims;  // empty for a scalar
   TirLayout layout = TirLayout::None;
+  ScalarKind dot_operand = ScalarKind::I32;  // Dot: the element type of dot's operands
 
   bool is_void() const { return kind == Kind::Void; }
   bool is_pointer() const { return kind == Kind::Pointer; }
@@ -75,6 +78,11 @@ struct TirType {
   TirType element() const;
   // The same element in `shape`'s shape and layout.
   TirType shaped_like(const TirType& shape) const;
+  // The same type in the layout of `other` (a tile of the same shape).
+  TirType laid_out_like(const TirType& other) const;
+  bool same_layout(const TirType& other) const {
+    return layout == other.layout && (layout != TirLayout::Dot || dot_operand == other.dot_operand);
+  }
   bool operator==(const TirType& other) const;
   std::string str() const;
 };

@@ -1,0 +1,178 @@
+// Layout assignment: `dot` accumulates in the layout of its target's matrix
+// units (iris::DotLayout<T, M, N>: tensor-core fragments on NVIDIA GPUs for
+// f16 and bf16, the blocked layout elsewhere), and this pass makes the values
+// around each dot live in that layout too, so that the accumulator never
+// moves between threads inside a K loop:
+//   - A dot's result is in the Dot layout of its operands' element type.
+//   - A variable that a dot accumulates into (`acc = dot(a, b, acc)`) is in
+//     that layout, and so is every value assigned to it (`zeros(...)`).
+//   - An elementwise operation with an operand in the Dot layout computes in
+//     it, and its other operands are laid out again: trees of creations,
+//     broadcasts, elementwise operations and loads simply compute each element
+//     where the new layout puts it (offsets and masks of a store of the
+//     accumulator, for one), and anything else gets a convert_layout.
+//   - Operations that need the blocked layout (trans, reshape, reductions
+//     along an axis, adding an axis, dot's operands, calls, variables of
+//     other layouts) get a convert_layout of a Dot operand.
+// The walk is in program order, so a `let` without a written type takes its
+// value's layout before its first read.
+#include "irisc/passes.h"
+#include "irisc/tir_walk.h"
+
+#include <unordered_map>
+
+namespace irisc {
+namespace {
+
+bool is_elementwise(const TirValue& v) {
+  switch (tir_op_info(v.op).category) {
+    case TirCategory::Unary:
+    case TirCategory::Binary:
+    case TirCategory::Convert:
+    case TirCategory::Select:
+    case TirCategory::Memory:
+    case TirCategory::Atomic: return true;
+    default: return v.op == TirOp::Translate;
+  }
+}
+
+// Operations whose operands must be in the blocked layout.
+bool needs_blocked_operands(const TirValue& v) {
+  switch (v.op) {
+    case TirOp::Trans:
+    case TirOp::Reshape:
+    case TirOp::AddAxis:
+    case TirOp::BroadcastTo:
+    case TirOp::CallDevice:
+    case TirOp::CallImported: return true;
+    case TirOp::Sum:
+    case TirOp::Max:
+    case TirOp::Min: return v.axis >= 0;
+    default: return false;
+  }
+}
+
+class LayoutAssigner {
+ public:
+  explicit LayoutAssigner(TirModule& module) : m_(module) {}
+
+  void function(TirFunction& f) {
+    accumulators(f);
+    for_each_stmt(f.body, [&](TirStmt* s) {
+      for (TirValue** slot : {&s->value, &s->low, &s->high, &s->step}) rewrite_value(*slot, [&](TirValue* v) {
+        return value(v);
+      });
+      statement(*s, f.result);
+    });
+  }
+
+ private:
+  // The variables that dots accumulate into, in their dot's layout; and each
+  // dot's result.
+  void accumulators(TirFunction& f) {
+    for_each_value(f, [&](TirValue* v) {
+      if (v->op != TirOp::Dot) return;
+      v->type.layout = TirLayout::Dot;
+      v->type.dot_operand = v->operands[0]->type.scalar;
+      TirValue* acc = v->operands[2];
+      if (acc->op == TirOp::Read && !is_param(f, acc->var)) acc->var->type = acc->var->type.laid_out_like(v->type);
+    });
+  }
+
+  static bool is_param(const TirFunction& f, const TirVar* var) {
+    for (const TirVar* p : f.params)
+      if (p == var) return true;
+    return false;
+  }
+
+  // After its operands: v in the layout its operands and uses call for.
+  TirValue* value(TirValue* v) {
+    if (v->op == TirOp::Read) {
+      if (v->type.is_tile()) v->type = v->type.laid_out_like(v->var->type);
+      return v;
+    }
+    if (v->op == TirOp::Dot) {
+      v->operands[0] = in_layout(v->operands[0], blocked(v->operands[0]->type));
+      v->operands[1] = in_layout(v->operands[1], blocked(v->operands[1]->type));
+      v->operands[2] = in_layout(v->operands[2], v->type);
+      return v;
+    }
+    if (needs_blocked_operands(*v)) {
+      for (TirValue*& operand : v->operands)
+        if (operand && operand->type.is_tile()) operand = in_layout(operand, blocked(operand->type));
+      return v;
+    }
+    if (!is_elementwise(*v)) return v;
+    // An elementwise operation computes in the Dot layout of any operand of
+    // its shape that has one.
+    const TirValue* shape = v->type.is_tile() ? v : v->operands[0];
+    for (const TirValue* operand : v->operands)
+      if (operand && operand->type.dims == shape->type.dims && operand->type.layout == TirLayout::Dot) {
+        if (v->type.is_tile()) v->type = v->type.laid_out_like(operand->type);
+        for (TirValue*& other : v->operands)
+          if (other && other->type.dims == shape->type.dims) other = in_layout(other, operand->type);
+        break;
+      }
+    return v;
+  }
+
+  // A statement's value into its variable's (or function's result's)
+  // layout; a `let` of a value whose C++ type it keeps takes the value's
+  // layout, unless a dot accumulates into it.
+  void statement(TirStmt& s, const TirType& result) {
+    if (s.kind == TirStmtKind::Return && s.value && s.value->type.is_tile()) {
+      s.value = in_layout(s.value, result);
+      return;
+    }
+    if (!s.var || !s.value || !s.var->type.is_tile()) return;
+    if (s.kind == TirStmtKind::Let && s.keeps_value_type && s.var->type.layout != TirLayout::Dot) {
+      s.var->type = s.var->type.laid_out_like(s.value->type);
+      return;
+    }
+    if (s.kind == TirStmtKind::Let || s.kind == TirStmtKind::Var || s.kind == TirStmtKind::Assign)
+      s.value = in_layout(s.value, s.var->type);
+  }
+
+  static TirType blocked(TirType t) {
+    t.layout = TirLayout::Blocked;
+    return t;
+  }
+
+  // v in the layout of `to` (a tile of v's shape): laid out again where every
+  // element can be computed where it is needed, converted otherwise.
+  TirValue* in_layout(TirValue* v, const TirType& to) {
+    if (!v->type.is_tile() || v->type.same_layout(to)) return v;
+    if (relayable(*v)) {
+      v->type = v->type.laid_out_like(to);
+      for (TirValue*& operand : v->operands)
+        if (operand && operand->type.dims == v->type.dims) operand = in_layout(operand, to);
+      return v;
+    }
+    TirValue* c = m_.make_value(TirOp::ConvertLayout, v->type.laid_out_like(to), v->loc);
+    c->operands.push_back(v);
+    return c;
+  }
+
+  static bool relayable(const TirValue& v) {
+    switch (v.op) {
+      case TirOp::Broadcast:
+      case TirOp::BroadcastTo:
+      case TirOp::Zeros:
+      case TirOp::Full:
+      case TirOp::Arange: return true;
+      case TirOp::Load: return true;
+      default: return v.op != TirOp::Dot && is_elementwise(v) && tir_op_info(v.op).category != TirCategory::Atomic;
+    }
+  }
+
+  TirModule& m_;
+};
+
+}  // namespace
+
+void assign_layouts(TirModule& module) {
+  LayoutAssigner assigner(module);
+  for (TirFunction* function : module.functions) assigner.function(*function);
+}
+
+}  // namespace irisc
