@@ -37,6 +37,7 @@
 // --bench prints the median time of --repeats runs and TFLOP/s (2 M N K flops
 // per run) per rank and mode; every rank computes its own product.
 #include "gemm.iris.hpp"
+#include "gemm_common.hpp"
 #include "sample.hpp"
 
 #include <atomic>
@@ -63,100 +64,13 @@ const char* const kWhat =
     "  the f32 accumulation (2^-23: truncating hardware) and 2^-8 is the final rounding to\n"
     "  bf16; the padding of C must keep its poison. --bench: TFLOP/s per rank (2 M N K / t).";
 
-struct Shape {
-  std::int64_t M = 0, N = 0, K = 0, pad = 0;
-  std::int64_t lda() const { return K + pad; }
-  std::int64_t ldb() const { return N + 2 * pad; }
-  std::int64_t ldc() const { return N + 3 * pad; }
-  std::string text() const {
-    std::string t = std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K);
-    return pad ? t + "+" + std::to_string(pad) : t;
-  }
-};
-
-[[noreturn]] void bad_shape(const char* program, const std::string& text, const char* why) {
-  std::fprintf(stderr, "%s: bad shape '%s': %s (MxNxK[+P], see --help)\n", program, text.c_str(), why);
-  std::exit(2);
-}
-
-// A decimal number of text[pos..), advancing pos; -1 if there is none.
-std::int64_t number_at(const std::string& text, std::size_t& pos) {
-  std::int64_t v = 0;
-  const std::size_t start = pos;
-  while (pos < text.size() && text[pos] >= '0' && text[pos] <= '9' && pos - start < 12) v = v * 10 + (text[pos++] - '0');
-  return pos == start ? -1 : v;
-}
-
-Shape parse_shape(const char* program, const std::string& text) {
-  Shape s;
-  std::size_t pos = 0;
-  std::int64_t* fields[3] = {&s.M, &s.N, &s.K};
-  for (int f = 0; f < 3; ++f) {
-    if (f > 0 && (pos >= text.size() || text[pos++] != 'x')) bad_shape(program, text, "expected MxNxK");
-    *fields[f] = number_at(text, pos);
-    if (*fields[f] < 1) bad_shape(program, text, "M, N and K must be numbers of at least 1");
-  }
-  if (pos < text.size() && text[pos] == '+') {
-    ++pos;
-    s.pad = number_at(text, pos);
-    if (s.pad < 0) bad_shape(program, text, "expected a number after +");
-  }
-  if (pos != text.size()) bad_shape(program, text, "trailing characters");
-  // The kernels index with i32: the largest offset into each matrix must fit.
-  constexpr std::int64_t kMax = INT32_MAX;
-  if (s.ldc() > kMax || s.M * s.lda() > kMax || s.K * s.ldb() > kMax || s.M * s.ldc() > kMax)
-    bad_shape(program, text, "a matrix has more than 2^31 - 1 elements");
-  return s;
-}
-
-void add_shapes(const char* program, const std::string& list, bool square, std::vector<Shape>& shapes) {
-  for (std::size_t start = 0; start <= list.size();) {
-    const std::size_t comma = std::min(list.find(',', start), list.size());
-    const std::string item = list.substr(start, comma - start);
-    if (square && item.find_first_not_of("0123456789") != std::string::npos)
-      bad_shape(program, item, "--size takes side lengths L, for LxLxL");
-    shapes.push_back(parse_shape(program, square ? item + "x" + item + "x" + item : item));
-    start = comma + 1;
-  }
-}
-
-std::uint64_t mix(std::uint64_t x) {  // splitmix64's finaliser
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
-// Element (row, col) of matrix 0 (A) or 1 (B) of `rank`: in [-1, 1), rounded to bf16.
-iris::bfloat16 element(int rank, int matrix, std::int64_t row, std::int64_t col) {
-  const std::uint64_t h = mix(mix(mix(static_cast<std::uint64_t>(rank) * 2 + static_cast<std::uint64_t>(matrix)) ^
-                                  static_cast<std::uint64_t>(row)) ^
-                              static_cast<std::uint64_t>(col));
-  return iris::bfloat16(static_cast<double>(h >> 11) * 0x1p-52 - 1.0);
-}
-
-std::uint16_t bits_of(iris::bfloat16 v) { return v.bits; }
+using gemm_common::Shape;
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  // --shape and --size are this sample's: taken out before sample::parse sees the
-  // rest (sample::Spec has integer options only, and --size means elements there).
   std::vector<Shape> shapes;
-  std::vector<char*> rest{argv[0]};
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--shape" || arg == "--size") {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "%s: %s needs a value (see --help)\n", argv[0], arg.c_str());
-        return 2;
-      }
-      add_shapes(argv[0], argv[++i], arg == "--size", shapes);
-    } else {
-      rest.push_back(argv[i]);
-    }
-  }
-  if (shapes.empty()) add_shapes(argv[0], kDefaultShapes, false, shapes);
+  std::vector<char*> rest = gemm_common::take_shapes(argc, argv, kDefaultShapes, shapes);
 
   sample::Spec spec;
   spec.modes = {{"tiled", "kernel gemm: one program instance per 64x64 tile of C"},
@@ -184,35 +98,19 @@ int main(int argc, char** argv) {
       // The inputs, NaN in the padding.
       std::vector<iris::bfloat16> host_a(size_a, poison), host_b(size_b, poison);
       for (std::int64_t i = 0; i < M; ++i)
-        for (std::int64_t k = 0; k < K; ++k) host_a[static_cast<std::size_t>(i * lda + k)] = element(me, 0, i, k);
+        for (std::int64_t k = 0; k < K; ++k) host_a[static_cast<std::size_t>(i * lda + k)] = gemm_common::element(me, 0, i, k);
       for (std::int64_t k = 0; k < K; ++k)
-        for (std::int64_t j = 0; j < N; ++j) host_b[static_cast<std::size_t>(k * ldb + j)] = element(me, 1, k, j);
+        for (std::int64_t j = 0; j < N; ++j) host_b[static_cast<std::size_t>(k * ldb + j)] = gemm_common::element(me, 1, k, j);
       sample::to_device(a, host_a.data(), size_a);
       sample::to_device(b, host_b.data(), size_b);
 
       // The reference and the bound of each element (see the top of this file).
       std::vector<double> ref, bound;
       if (opt.validate) {
-        std::vector<double> abs_sum(static_cast<std::size_t>(M * N), 0.0);
-        ref.assign(static_cast<std::size_t>(M * N), 0.0);
-        for (std::int64_t i = 0; i < M; ++i) {
-          double* row = &ref[static_cast<std::size_t>(i * N)];
-          double* abs_row = &abs_sum[static_cast<std::size_t>(i * N)];
-          for (std::int64_t k = 0; k < K; ++k) {
-            const double av = static_cast<float>(host_a[static_cast<std::size_t>(i * lda + k)]);
-            const iris::bfloat16* b_row = &host_b[static_cast<std::size_t>(k * ldb)];
-            for (std::int64_t j = 0; j < N; ++j) {
-              const double p = av * static_cast<float>(b_row[j]);
-              row[j] += p;
-              abs_row[j] += std::fabs(p);
-            }
-          }
-        }
+        std::vector<double> abs_sum;
+        gemm_common::reference(host_a.data(), lda, host_b.data(), ldb, M, N, K, ref, abs_sum);
         bound.resize(ref.size());
-        for (std::size_t e = 0; e < ref.size(); ++e) {
-          const double accumulation = static_cast<double>(K) * 0x1p-23 * abs_sum[e];
-          bound[e] = 0x1p-8 * std::fabs(ref[e]) + (1 + 0x1p-8) * accumulation + 0x1p-126;
-        }
+        for (std::size_t e = 0; e < ref.size(); ++e) bound[e] = gemm_common::bound(ref[e], abs_sum[e], static_cast<double>(K));
       }
 
       const int tiles = sample::blocks_for(static_cast<std::size_t>(M), 64) * sample::blocks_for(static_cast<std::size_t>(N), 64);
@@ -249,7 +147,7 @@ int main(int argc, char** argv) {
               report(i, j, value, expected);
             }
             for (std::int64_t j = N; j < ldc; ++j)  // the padding: never written
-              if (bits_of(got[static_cast<std::size_t>(i * ldc + j)]) != bits_of(poison))
+              if (gemm_common::bits_of(got[static_cast<std::size_t>(i * ldc + j)]) != gemm_common::bits_of(poison))
                 report(i, j, static_cast<float>(got[static_cast<std::size_t>(i * ldc + j)]),
                        "the poison (padding past column N)");
           }
