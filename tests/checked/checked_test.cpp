@@ -96,6 +96,12 @@ void out_of_heap_tests() {
          }),
          {"out_of_heap.iris:4: error: access of 4 bytes at ", " is outside every rank's symmetric heap",
           ", program 0)"});
+  expect_none("masked-off elements before the heap, translated", error_of([](iris::Rank& rank) {
+                float* dst = rank.allocate<float>(256);
+                rank.barrier();
+                iris_kernels::masked_edge::launch({1}, rank.device_context(), dst);
+                rank.barrier();
+              }));
   expect("bad rank", error_of([](iris::Rank& rank) {
            float* dst = rank.allocate<float>(1);
            rank.barrier();

@@ -1,5 +1,8 @@
 // `p @ r`: the distance between the two heaps is computed once per pointer
-// (or pointer tile) and added to each address.
+// (or pointer tile) and added to each address. Checked builds check the rank,
+// and that a scalar pointer lies in this rank's heap before it moves; a
+// tile's elements are checked by the access that uses them, which knows the
+// mask.
 #pragma once
 
 #include <cstddef>
@@ -19,10 +22,12 @@ IRIS_HD void check_translation(const C& check, const T* p, int to_rank) {
 
 template <class P, class C = Unchecked>
 IRIS_HD auto translate_to(const Program& p, const P& ptr, int to_rank, const C& check = {}) {
-  if constexpr (is_contig<P>) {
-    check_translation(check, ptr.base, to_rank);
-  } else if constexpr (is_tile<P>) {
-    for (int j = 0; j < P::per_thread; ++j) check_translation(check, ptr[j], to_rank);
+  if constexpr (is_tile<P>) {
+    // Only the rank: elements that the access masks off may point anywhere
+    // (past the end of the heap, for one), and the access checks the bounds
+    // of the elements it really touches, in the heap it touches.
+    if constexpr (is_checked<C>)
+      check_rank(check.program.ctx, to_rank, check.file, check.line, check.program.linear_id());
   } else {
     check_translation(check, ptr, to_rank);
   }
