@@ -22,6 +22,10 @@ void hoist_translations(TirModule& module);
 // so that offsets and masks built from arange broadcast without moving data.
 void sink_broadcasts(TirModule& module);
 
+// In a K loop that only loads tiles and accumulates their dot, issues the
+// next iteration's loads before this iteration's dot.
+void pipeline_loads(TirModule& module);
+
 // Puts each dot's accumulator, and the values computed with it, in the
 // layout of the target's matrix units (TirLayout::Dot), converting where an
 // operation needs another layout.

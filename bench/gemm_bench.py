@@ -1,0 +1,176 @@
+"""The .iris GEMM against cuBLAS (torch.matmul) and Triton's tl.dot, on one GPU.
+
+For each shape M x N x K, on the same bf16 inputs in one process:
+  * cuBLAS through torch.matmul, the reference for correctness;
+  * Triton: a tl.dot matmul with grouped tile order, autotuned over the
+    configurations of Triton's tutorial (it uses wgmma and TMA on Hopper);
+  * the .iris GEMM (bench/gemm.iris, loaded from libiris_gemm_bench.so), each
+    tile-size configuration timed and the fastest kept, as the autotuner does.
+Every output is checked against cuBLAS: |x - ref| <= 2^-7 |ref| + K 2^-22 max|a||b|
+elementwise (two bf16 roundings of the result, and f32 accumulation in
+either order, with room for truncating hardware). Times are medians of
+triton.testing.do_bench; TFLOP/s counts 2 M N K.
+
+Prints a table (TFLOP/s and ratios), writes it as CSV, and a plot if
+matplotlib is installed. Run on the GPU machine:
+  python3 bench/gemm_bench.py --lib build/bench/libiris_gemm_bench.so --out OUT
+"""
+import argparse
+import csv
+import ctypes
+import os
+import statistics
+
+import torch
+import triton
+import triton.language as tl
+from triton.testing import do_bench
+
+SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192), (8192, 3584, 8192), (16384, 2048, 16384),
+          (8192, 4608, 36864)]
+
+
+def triton_configs():
+    def cfg(bm, bn, bk, stages, warps):
+        return triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8},
+                             num_stages=stages, num_warps=warps)
+    return [cfg(128, 256, 64, 3, 8), cfg(64, 256, 32, 4, 4), cfg(128, 128, 32, 4, 4),
+            cfg(128, 64, 32, 4, 4), cfg(64, 128, 32, 4, 4), cfg(128, 32, 32, 4, 4),
+            cfg(128, 256, 64, 4, 8), cfg(256, 128, 64, 3, 8), cfg(128, 128, 64, 4, 8)]
+
+
+@triton.autotune(configs=triton_configs(), key=["M", "N", "K"])
+@triton.jit
+def triton_matmul_kernel(a, b, c, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                         BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+    t = tl.program_id(0)
+    tiles_m = tl.cdiv(M, BLOCK_M)
+    tiles_n = tl.cdiv(N, BLOCK_N)
+    width = GROUP_M * tiles_n
+    first = t // width * GROUP_M
+    height = min(tiles_m - first, GROUP_M)
+    rows = (first + t % width % height) * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = (t % width // height) * BLOCK_N + tl.arange(0, BLOCK_N)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(0, K, BLOCK_K):
+        ks = k + tl.arange(0, BLOCK_K)
+        x = tl.load(a + rows[:, None] * K + ks[None, :], mask=(rows[:, None] < M) & (ks[None, :] < K), other=0.0)
+        y = tl.load(b + ks[:, None] * N + cols[None, :], mask=(ks[:, None] < K) & (cols[None, :] < N), other=0.0)
+        acc = tl.dot(x, y, acc)
+    tl.store(c + rows[:, None] * N + cols[None, :], acc.to(tl.bfloat16), mask=(rows[:, None] < M) & (cols[None, :] < N))
+
+
+def triton_matmul(a, b, c):
+    M, K = a.shape
+    N = b.shape[1]
+    grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
+    triton_matmul_kernel[grid](a, b, c, M, N, K)
+
+
+class IrisGemm:
+    def __init__(self, path):
+        self.lib = ctypes.CDLL(path)
+        self.lib.iris_gemm_config_name.restype = ctypes.c_char_p
+        self.lib.iris_gemm_error.restype = ctypes.c_char_p
+        self.lib.iris_gemm_bf16.argtypes = [ctypes.c_int] + [ctypes.c_void_p] * 3 + [ctypes.c_int] * 3 + [ctypes.c_void_p]
+        self.configs = [self.lib.iris_gemm_config_name(i).decode() for i in range(self.lib.iris_gemm_configs())]
+
+    def run(self, config, a, b, c):
+        M, K = a.shape
+        N = b.shape[1]
+        stream = torch.cuda.current_stream().cuda_stream
+        if self.lib.iris_gemm_bf16(config, a.data_ptr(), b.data_ptr(), c.data_ptr(), M, N, K, stream) != 0:
+            raise RuntimeError(self.lib.iris_gemm_error().decode())
+
+
+def check(name, got, ref, a, b):
+    K = a.shape[1]
+    bound = a.abs().max().float() * b.abs().max().float() * K * 2.0 ** -22
+    err = (got.float() - ref.float()).abs()
+    ok = err <= ref.float().abs() * 2.0 ** -7 + bound
+    if not bool(ok.all()):
+        bad = int((~ok).sum())
+        raise SystemExit(f"{name}: {bad} elements outside the tolerance (max error {float(err.max()):.4g})")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--lib", required=True, help="libiris_gemm_bench.so")
+    parser.add_argument("--out", default=".", help="folder for gemm_bench.csv and gemm_bench.png")
+    parser.add_argument("--shapes", default=None, help="MxNxK,... (default: the issue's five shapes)")
+    parser.add_argument("--rep", type=int, default=200, help="milliseconds per measurement (do_bench rep)")
+    parser.add_argument("--iris-only", action="store_true", help="run the .iris GEMM once per config (for a profiler)")
+    args = parser.parse_args()
+    shapes = SHAPES if not args.shapes else [tuple(int(x) for x in s.split("x")) for s in args.shapes.split(",")]
+    iris = IrisGemm(args.lib)
+    torch.manual_seed(0)
+    if args.iris_only:
+        for M, N, K in shapes:
+            a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
+            b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
+            c = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
+            for i in range(len(iris.configs)):
+                iris.run(i, a, b, c)
+        torch.cuda.synchronize()
+        return
+    rows = []
+    print(f"{'shape':>20} {'cuBLAS':>8} {'Triton':>8} {'iris':>8} {'iris/cuBLAS':>11} {'iris/Triton':>11}  iris config")
+    for M, N, K in shapes:
+        a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
+        b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
+        ref = torch.matmul(a, b)
+        flops = 2.0 * M * N * K
+        tflops = lambda ms: flops / ms / 1e9
+        c = torch.empty_like(ref)
+        triton_matmul(a, b, c)
+        check("triton", c, ref, a, b)
+        times = {"cuBLAS": do_bench(lambda: torch.matmul(a, b, out=c), rep=args.rep, return_mode="median")}
+        times["Triton"] = do_bench(lambda: triton_matmul(a, b, c), rep=args.rep, return_mode="median")
+        best = None
+        for i, name in enumerate(iris.configs):
+            c.fill_(float("nan"))
+            iris.run(i, a, b, c)
+            torch.cuda.synchronize()
+            check(f"iris {name}", c, ref, a, b)
+            ms = do_bench(lambda: iris.run(i, a, b, c), rep=args.rep, return_mode="median")
+            if best is None or ms < best[1]:
+                best = (name, ms)
+        times["iris"] = best[1]
+        row = {"M": M, "N": N, "K": K, "cublas_tflops": tflops(times["cuBLAS"]),
+               "triton_tflops": tflops(times["Triton"]), "iris_tflops": tflops(times["iris"]),
+               "iris_config": best[0]}
+        row["iris_vs_cublas"] = times["cuBLAS"] / times["iris"]
+        row["iris_vs_triton"] = times["Triton"] / times["iris"]
+        rows.append(row)
+        print(f"{M:>6}x{N:>6}x{K:>6} {row['cublas_tflops']:8.1f} {row['triton_tflops']:8.1f} {row['iris_tflops']:8.1f} "
+              f"{row['iris_vs_cublas']:11.3f} {row['iris_vs_triton']:11.3f}  {best[0]}", flush=True)
+        del a, b, ref, c
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "gemm_bench.csv"), "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    print(f"geometric means: iris/cuBLAS {statistics.geometric_mean(r['iris_vs_cublas'] for r in rows):.3f}, "
+          f"iris/Triton {statistics.geometric_mean(r['iris_vs_triton'] for r in rows):.3f}")
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib not installed: no plot (bench/plot_bench.py can draw one from the CSV)")
+        return
+    labels = [f"{r['M']}x{r['N']}x{r['K']}" for r in rows]
+    x = range(len(rows))
+    fig, ax = plt.subplots(figsize=(9, 4))
+    for offset, (key, name) in enumerate((("cublas_tflops", "cuBLAS"), ("triton_tflops", "Triton"), ("iris_tflops", "iris"))):
+        ax.bar([i + (offset - 1) * 0.27 for i in x], [r[key] for r in rows], width=0.27, label=name)
+    ax.set_xticks(list(x), labels, rotation=15)
+    ax.set_ylabel("TFLOP/s (bf16)")
+    ax.set_title("GEMM on one GPU")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(os.path.join(args.out, "gemm_bench.png"), dpi=120)
+
+
+if __name__ == "__main__":
+    main()
