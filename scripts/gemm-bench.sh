@@ -14,8 +14,8 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader ||
 python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__, 'cuda', torch.version.cuda)"
 python3 bench/gemm_bench.py --lib "$lib" --out "$out" ${2:+--shapes "$2"}
 if command -v ncu >/dev/null 2>&1; then
-  # One launch of the .iris kernel (its fastest config is not known here: the first).
-  ncu --kernel-name regex:matmul_bf16 --launch-count 1 --section SpeedOfLight --section Occupancy \
+  # One launch of the .iris kernel (kernel_entry<matmul_bf16<...>>; the first config).
+  ncu --kernel-name kernel_entry --launch-count 1 --section SpeedOfLight --section Occupancy \
       --section LaunchStats --section MemoryWorkloadAnalysis --section WarpStateStats \
       python3 bench/gemm_bench.py --lib "$lib" --out "$out/ncu" --shapes 8192x8192x8192 --rep 1 --iris-only \
       > "$out/ncu.txt" 2>&1 || echo "ncu failed: see $out/ncu.txt"
