@@ -33,6 +33,8 @@ constexpr Config kConfigs[] = {
     {"64x128x32", launch<64, 128, 32>},
     {"64x64x32", launch<64, 64, 32>},
     {"128x128x64", launch<128, 128, 64>},
+    {"128x64x64", launch<128, 64, 64>},
+    {"64x128x64", launch<64, 128, 64>},
 };
 
 std::string last_error;
