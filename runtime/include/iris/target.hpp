@@ -34,3 +34,14 @@
 #else
 #define IRIS_NVIDIA_GPU 0
 #endif
+
+// Unrolls the loop that follows on the GPU compilers (nvcc, hip-clang), where
+// a register tile indexed by the loop variable must see compile-time indices:
+// a run-time index puts the whole tile in local memory. Host compilers decide
+// for themselves (a CPU tile may hold thousands of elements), and so does the
+// host pass of a GPU compilation, whose host compiler does not know the pragma.
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+#define IRIS_UNROLL _Pragma("unroll")
+#else
+#define IRIS_UNROLL
+#endif

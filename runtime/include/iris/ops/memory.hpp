@@ -140,15 +140,19 @@ IRIS_HD void for_each_run(const P& ptr, const M& mask, OnRun on_run, OnElement o
     aligned = ptr.col_stride == 1 && (L::rows == 1 || ptr.row_stride % V == 0) &&
               reinterpret_cast<uintptr_t>(ptr.start) % bytes == 0;
   }
+  // Unrolled (IRIS_UNROLL): the callers index register tiles by c + k.
+  IRIS_UNROLL
   for (int c = 0; c < L::per_thread; c += V) {
     if constexpr (vectors) {
       bool all = active;
+      IRIS_UNROLL
       for (int k = 0; k < V; ++k) all = all && mask_at(mask, c + k);
       if (aligned && all) {
         on_run(ptr[c], c);
         continue;
       }
     }
+    IRIS_UNROLL
     for (int k = 0; k < V; ++k) on_element(c + k, active && mask_at(mask, c + k));
   }
 }
@@ -168,6 +172,7 @@ IRIS_HD auto load(const P& ptr, const M& mask = {}, const O& other = {}, const C
         [&](const auto* first, int c) {
           constexpr int V = L::vec;
           const Chunk<T, V> values = *reinterpret_cast<const Chunk<T, V>*>(first);
+          IRIS_UNROLL
           for (int k = 0; k < V; ++k) out.v[c + k] = values.x[k];
         },
         [&](int j, bool on) {
@@ -195,6 +200,7 @@ IRIS_HD void store(const P& ptr, const X& value, const M& mask = {}, const C& ch
         [&](auto* first, int c) {
           constexpr int V = L::vec;
           Chunk<T, V> values;
+          IRIS_UNROLL
           for (int k = 0; k < V; ++k) values.x[k] = static_cast<T>(elem(value, c + k));
           *reinterpret_cast<Chunk<T, V>*>(first) = values;
         },
