@@ -20,7 +20,7 @@ corpus=${FUZZ_CORPUS:-$(mktemp -d)}
 [ -n "${FUZZ_CORPUS:-}" ] || trap 'rm -rf "$corpus"' EXIT
 mkdir -p "$corpus" "$build/artifacts"
 shopt -s nullglob
-cp samples/*.iris tests/valid/*.iris tests/diagnostics/*.iris "$corpus"/
+cp samples/*.iris runtime/include/iris/fused/*.iris tests/valid/*.iris tests/diagnostics/*.iris "$corpus"/
 
 echo "== fuzzing the front end for ${seconds}s"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=0}

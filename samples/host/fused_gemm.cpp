@@ -9,12 +9,12 @@
 //   all_reduce             K split (A's columns, B's rows); every rank ends with
 //                          C = sum of the ranks' partial products
 //   reduce_scatter         K split; rank r ends with its rows of C (bf16), through
-//                          scratch and per-tile counters
+//                          scratch and a flag per tile and source rank
 //   reduce_scatter_atomic  the same by tile-wide remote atomic_add (f32 output)
 //   all_gather_pull        A split by rows, every rank has its own B_r (KxN);
 //   all_gather_push        rank r computes C_r = all_gather(A) x B_r (MxN), loading
 //                          the peers' A tiles, or through push programs (--comm)
-//                          and per-tile ready counters
+//                          and ready flags per A tile and source rank
 //
 // Shapes are the whole problem's (--shape MxNxK[+P], as in gemm: lda = K + P,
 // ldb = N + 2P, ldc = N + 3P, also for the slices); every slice starts at row and
@@ -34,10 +34,10 @@
 // NaN, so a kernel that reads it makes NaNs; outputs are poisoned (NaN; the
 // atomic one is zeroed), as are the scratch buffers.
 //
-// Two calls back to back. Each mode zeroes its counters and finish()'s sync,
+// Two calls back to back. Each mode zeroes its flags and finish()'s sync,
 // passes a host barrier, and then calls its kernel twice in a row with epochs 1
 // and 2, with no host barrier between the calls or before the checks: call 2 has
-// its own inputs (other matrices) and outputs but shares the counters, scratch
+// its own inputs (other matrices) and outputs but shares the flags, scratch
 // buffers and sync with call 1, so a flag that is not ahead of the previous call,
 // or a call that returns before its peers have delivered, shows as a wrong or
 // poisoned element (and, in checked builds, as a race).
@@ -59,7 +59,7 @@
 // epoch) and TFLOP/s: "rank" counts the flops one rank computes (all_scatter,
 // all_reduce, reduce_scatter: 2 M N K / W; all_gather: 2 M N K), "all" those
 // of all ranks together.
-#include "fused_gemm.iris.hpp"
+#include "fused_gemm.iris.hpp"  // irisc of runtime/include/iris/fused/fused_gemm.iris
 #include "gemm_common.hpp"
 #include "sample.hpp"
 
@@ -79,11 +79,14 @@ namespace {
 using gemm_common::Shape;
 using bf16 = iris::bfloat16;
 
+// Rows of tiles per group of the grouped tile order (gemm.iris's GROUP_M).
+constexpr int32_t kGroupM = 8;
+
 const char* const kDefaultShapes = "1x1x1,100x70x45+3,70x90x7,600x130x96+1";
 
 const char* const kWhat =
     "fused_gemm: GEMMs fused with all-scatter, all-reduce, reduce-scatter and all-gather\n"
-    "  (samples/fused_gemm.iris), bf16 inputs accumulated in f32\n"
+    "  (runtime/include/iris/fused/fused_gemm.iris), bf16 inputs accumulated in f32\n"
     "\n"
     "SHAPES (default 1x1x1,100x70x45+3,70x90x7,600x130x96+1), of the whole problem:\n"
     "  --shape LIST   MxNxK[+P], comma-separated: A is MxK, B is KxN, C is MxN; +P pads\n"
@@ -143,11 +146,11 @@ int main(int argc, char** argv) {
   spec.modes = {
       {"all_scatter", "gemm_all_scatter: column slabs of C stored into every rank's C"},
       {"all_scatter_split", "gemm_all_scatter_split: compute programs + --comm programs that copy tiles out"},
-      {"all_reduce", "gemm_all_reduce: K split, partial tiles + per-tile arrival counters, sum on every rank"},
+      {"all_reduce", "gemm_all_reduce: K split, partial tiles + a flag per tile and rank, sum on every rank"},
       {"reduce_scatter", "gemm_reduce_scatter: K split, partials into the owner's scratch, owner sums its rows"},
       {"reduce_scatter_atomic", "gemm_reduce_scatter_atomic: K split, tile-wide atomic_add into the owner (f32)"},
       {"all_gather_pull", "all_gather_gemm_pull: A's rows split, A tiles loaded from their owners"},
-      {"all_gather_push", "all_gather_gemm_push: --comm programs push A tiles, per-tile ready counters"}};
+      {"all_gather_push", "all_gather_gemm_push: --comm programs push A tiles, ready flags per A tile and rank"}};
   spec.options = {{"--programs", "N", "instances of each kernel (at most its tiles); 0: multiprocessor_count() / ranks per GPU", 0},
                   {"--comm", "N", "communication programs of the _split and _push kernels; 0: programs / 8, >= 1", 0}};
   sample::Options opt = sample::parse(static_cast<int>(rest.size()), rest.data(), kWhat, spec);
@@ -180,9 +183,12 @@ int main(int argc, char** argv) {
       const int tiles_m = ceil_div(M, 64), tiles_n = ceil_div(N, 64), tiles_k = ceil_div(K, 32);
       const int tiles_scatter = tiles_m * ceil_div(cols.chunk, 64), tiles_c = tiles_m * tiles_n,
                 tiles_reduce = world * ceil_div(rows.chunk, 64) * tiles_n;
-      const auto size_counts = static_cast<std::size_t>(std::max({tiles_scatter, tiles_c, tiles_reduce, tiles_m * tiles_k}));
+      // Flags: one per tile (all_scatter_split), per tile and source rank (all_reduce,
+      // reduce_scatter), per A tile and source rank (all_gather_push).
+      const auto size_flags = static_cast<std::size_t>(
+          std::max({tiles_scatter, world * std::max({tiles_c, tiles_reduce, tiles_m * tiles_k})}));
 
-      // Two calls' inputs and outputs; the counters, scratch and sync are shared.
+      // Two calls' inputs and outputs; the flags, scratch and sync are shared.
       bf16 *a[2], *b[2], *c[2];
       float* c32[2];
       for (int call = 0; call < 2; ++call) {
@@ -193,7 +199,7 @@ int main(int argc, char** argv) {
       }
       float* scratch = rank.allocate<float>(size_scratch);
       bf16* a_full = rank.allocate<bf16>(size_a);
-      int64_t* counts = rank.allocate<int64_t>(size_counts);
+      int64_t* flags = rank.allocate<int64_t>(size_flags);
       int64_t* sync = rank.allocate<int64_t>(2);
 
       // The whole matrices (dense: row lengths K and N) and the references.
@@ -259,7 +265,7 @@ int main(int argc, char** argv) {
         }
         sample::fill(scratch, std::numeric_limits<float>::quiet_NaN(), size_scratch);
         sample::fill(a_full, poison, size_a);
-        sample::fill(counts, int64_t{0}, size_counts);
+        sample::fill(flags, int64_t{0}, size_flags);
         sample::fill(sync, int64_t{0}, 2);
         rank.barrier();
 
@@ -275,41 +281,45 @@ int main(int argc, char** argv) {
         const int comm32 = split ? static_cast<int>(comm) : 0;
         const int grid = split ? static_cast<int>(std::clamp<long long>(programs - comm, 1, tiles)) + comm32
                                : static_cast<int>(std::min<long long>(tiles, programs));
-        std::function<void(int, int64_t)> launch;  // launch(call, epoch)
+        std::function<void(int, int64_t)> launch;  // launch(call, epoch); the kernels' default tiles
         if (mode == "all_scatter") {
           launch = [&](int call, int64_t epoch) {
-            iris_kernels::gemm_all_scatter::launch({grid}, ctx, a[call], b[call], c[call], m32, n32, k32, n_local,
-                                                   lda32, ldb32, ldc32, sync, epoch);
+            iris_kernels::gemm_all_scatter<>::launch({grid}, ctx, a[call], b[call], c[call], m32, n32, k32, n_local,
+                                                     lda32, ldb32, ldc32, kGroupM, sync, epoch);
           };
         } else if (mode == "all_scatter_split") {
           launch = [&](int call, int64_t epoch) {
-            iris_kernels::gemm_all_scatter_split::launch({grid}, ctx, a[call], b[call], c[call], m32, n32, k32,
-                                                         n_local, lda32, ldb32, ldc32, counts, comm32, sync, epoch);
+            iris_kernels::gemm_all_scatter_split<>::launch({grid}, ctx, a[call], b[call], c[call], m32, n32, k32,
+                                                           n_local, lda32, ldb32, ldc32, kGroupM, flags, comm32, sync,
+                                                           epoch);
           };
         } else if (mode == "all_reduce") {
           launch = [&](int call, int64_t epoch) {
-            iris_kernels::gemm_all_reduce::launch({grid}, ctx, a[call], b[call], c[call], scratch, counts, m32, n32,
-                                                  k_mine, lda32, ldb32, ldc32, sync, epoch);
+            iris_kernels::gemm_all_reduce<>::launch({grid}, ctx, a[call], b[call], c[call], scratch, flags, m32, n32,
+                                                    k_mine, lda32, ldb32, ldc32, kGroupM, sync, epoch);
           };
         } else if (mode == "reduce_scatter") {
           launch = [&](int call, int64_t epoch) {
-            iris_kernels::gemm_reduce_scatter::launch({grid}, ctx, a[call], b[call], c[call], scratch, counts, m32,
-                                                      n32, k_mine, m_local, lda32, ldb32, ldc32, sync, epoch);
+            iris_kernels::gemm_reduce_scatter<>::launch({grid}, ctx, a[call], b[call], c[call], scratch, flags, m32,
+                                                        n32, k_mine, m_local, lda32, ldb32, ldc32, kGroupM, sync,
+                                                        epoch);
           };
         } else if (mode == "reduce_scatter_atomic") {
           launch = [&](int call, int64_t epoch) {
-            iris_kernels::gemm_reduce_scatter_atomic::launch({grid}, ctx, a[call], b[call], c32[call], m32, n32,
-                                                             k_mine, m_local, lda32, ldb32, ldc32, sync, epoch);
+            iris_kernels::gemm_reduce_scatter_atomic<>::launch({grid}, ctx, a[call], b[call], c32[call], m32, n32,
+                                                               k_mine, m_local, lda32, ldb32, ldc32, kGroupM, sync,
+                                                               epoch);
           };
         } else if (mode == "all_gather_pull") {
           launch = [&](int call, int64_t epoch) {
-            iris_kernels::all_gather_gemm_pull::launch({grid}, ctx, a[call], b[call], c[call], m32, n32, k32,
-                                                       m_local, lda32, ldb32, ldc32, sync, epoch);
+            iris_kernels::all_gather_gemm_pull<>::launch({grid}, ctx, a[call], b[call], c[call], m32, n32, k32,
+                                                         m_local, lda32, ldb32, ldc32, kGroupM, sync, epoch);
           };
         } else {  // all_gather_push
           launch = [&](int call, int64_t epoch) {
-            iris_kernels::all_gather_gemm_push::launch({grid}, ctx, a[call], b[call], c[call], a_full, counts, m32,
-                                                       n32, k32, m_local, lda32, ldb32, ldc32, comm32, sync, epoch);
+            iris_kernels::all_gather_gemm_push<>::launch({grid}, ctx, a[call], b[call], c[call], a_full, flags, m32,
+                                                         n32, k32, m_local, lda32, ldb32, ldc32, kGroupM, comm32, sync,
+                                                         epoch);
           };
         }
 
@@ -372,7 +382,7 @@ int main(int argc, char** argv) {
         }
       }
       rank.free(sync);
-      rank.free(counts);
+      rank.free(flags);
       rank.free(a_full);
       rank.free(scratch);
       for (int call = 1; call >= 0; --call) {

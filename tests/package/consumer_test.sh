@@ -10,6 +10,11 @@
 #                                  <work>/<name>; run: run it with 1, 2 and 4 ranks
 #   consumer_test.sh project    <iris-build> <work> <name> <source> [cmake args...]
 #                                  the same for the project in <source> (tests/amd/samples)
+#   consumer_test.sh fused      <iris-build> <work> <name> run|compile [cmake args...]
+#                                  the fused operations' project (tests/fused_consumer)
+#                                  against <work>/prefix into <work>/<name>; run: run it
+#                                  with 1, 2 and 4 ranks, unchecked and checked, and build
+#                                  its target that must not compile, for the message
 #   consumer_test.sh subproject <iris-build> <work>   the same, Iris added with add_subdirectory
 #   consumer_test.sh rebuild    <iris-build> <work>   after a build, touch one file at a time
 #                                  and check which build steps ninja would run
@@ -60,6 +65,17 @@ expect() {
   cmake --build "$work/rebuild/build" >/dev/null
 }
 
+# run_fused <program>: 1, 2 and 4 ranks, each with the line of a success.
+run_fused() {
+  local program=$1
+  for ranks in 1 2 4; do
+    output=$("$program" "$ranks") || fail "$program $ranks: $output"
+    echo "$output"
+    [[ $output == "fused: $ranks ranks, 36 calls, every element checked, 12 errors checked: ok" ]] ||
+      fail "unexpected output"
+  done
+}
+
 case $mode in
   install)
     fresh "$work/prefix"
@@ -71,6 +87,24 @@ case $mode in
     fresh "$work/$name"
     build "$consumer" "$work/$name" -DCMAKE_PREFIX_PATH="$work/prefix" "$@"
     if [[ $action == run ]]; then run "$work/$name/consumer"; fi
+    ;;
+  fused)
+    name=$1 action=$2
+    shift 2
+    fresh "$work/$name"
+    build "$iris_source/tests/fused_consumer" "$work/$name" -DCMAKE_PREFIX_PATH="$work/prefix" \
+      -DIRIS_SAMPLES_HOST="$iris_source/samples/host" "$@"
+    if [[ $action == run ]]; then
+      run_fused "$work/$name/fused_consumer"
+      run_fused "$work/$name/fused_consumer_checked"
+      # A call with float matrices does not compile, and says why.
+      wanted="the fused operations take iris::bfloat16 matrices only"
+      if output=$(cmake --build "$work/$name" --target fused_wrong_type 2>&1); then
+        fail "fused_wrong_type compiled"
+      fi
+      grep -q "$wanted" <<<"$output" || { echo "$output"; fail "no '$wanted' in the compiler's errors"; }
+      echo "fused_wrong_type: does not compile: $wanted"
+    fi
     ;;
   project)
     name=$1 source=$2

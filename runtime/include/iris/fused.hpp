@@ -1,0 +1,537 @@
+// Iris runtime: fused operations, host-callable GEMMs that communicate tile by
+// tile while they compute (Iris's iris.ops). Every rank calls them, in the same
+// order and with the same sizes and config (they are collective, like
+// Rank::allocate):
+//
+//   matmul_all_scatter   C = A × B, B split by columns; every rank ends with all of C
+//   matmul_all_reduce    C = A × B, K split; every rank ends with all of C
+//   matmul_reduce_scatter  C = A × B, K split; rank r ends with its rows of C
+//   all_gather_matmul    C = all_gather(A) × B, A split by rows, each rank its own B
+//
+// Matrices are row-major and dense (a row of an R×S matrix is S elements), of
+// iris::bfloat16, multiplied with f32 accumulation and rounded to bf16 once.
+// With W = world_size() ranks the dimension that is split must be a multiple of
+// W, and rank r holds the r-th of the W equal parts: "columns r·N/W .." means
+// columns r·N/W to (r+1)·N/W − 1. The kernels are those of
+// iris/fused/fused_gemm.iris (installed next to this header), as irisc made them
+// (iris/fused/fused_gemm.iris.hpp; fused_gemm_checked.iris.hpp where
+// IRIS_FUSED_CHECKED is 1, which iris_add_kernels(... CHECKED ...) defines).
+//
+// Memory. Inputs and outputs that no other rank reaches may be any memory of
+// the device (heap memory included); those that other ranks read or write must
+// be in the symmetric heap (Rank::allocate, the same call on every rank): each
+// operation says which, and throws iris::Error when one is not. The flags,
+// scratch buffers and synchronisation words belong to a FusedWorkspace.
+//
+// Completion. A call launches one kernel on `stream` (on the CPU it runs before
+// the call returns). When that kernel has completed on a rank, every rank has
+// done its part of the call (the kernels end with finish(), fused_gemm.iris):
+// the outputs are complete everywhere, and the inputs may be overwritten. So
+// calls may follow each other, on the same stream, without a host barrier
+// between them; the host reads an output once the stream is done
+// (Rank::barrier() waits for it, or hipStreamSynchronize). Two rules remain: an
+// output that other ranks write (matmul_all_scatter's c) may receive their
+// tiles as soon as any rank has started the call, so the host must be done
+// with it before then (before a host barrier, or take another buffer); and an
+// input that other ranks read (all_gather_matmul's a, unless pushed) must be
+// complete on every rank before any rank starts the call.
+//
+// Errors. Every argument is checked before anything is launched, the same way
+// on every rank, so that every rank throws the same iris::Error: a message that
+// starts with the operation's name ("iris::ops::matmul_all_scatter: ...").
+#pragma once
+
+#include "iris/host.hpp"
+#include "iris/kernel.hpp"
+#include "iris/numeric.hpp"
+
+#include <algorithm>
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#if defined(IRIS_FUSED_CHECKED) && IRIS_FUSED_CHECKED
+#include "iris/fused/fused_gemm_checked.iris.hpp"
+#else
+#include "iris/fused/fused_gemm.iris.hpp"
+#endif
+
+namespace iris::ops {
+
+// Tuning. The defaults suit any shape; every field is checked.
+struct FusedConfig {
+  // Tiles of C of block_m × block_n, accumulated over K in steps of block_k:
+  // one of the shapes the header compiles, 64×64×32 (default), 128×64×64 or
+  // 64×128×64 (each a power of two).
+  int block_m = 64;
+  int block_n = 64;
+  int block_k = 32;
+  // Rows of tiles per group of the grouped tile order (programs running at once
+  // share rows of A and columns of B); at least 1.
+  int group_m = 8;
+  // Program instances of the persistent kernel (at most one per tile are used).
+  // 0: multiprocessor_count() divided among the ranks that share the GPU (1 on
+  // the CPU). On a GPU the kernels that wait for each other need their whole grid
+  // resident at once, so it may not exceed multiprocessor_count().
+  int programs = 0;
+  // matmul_all_scatter and all_gather_matmul: 0 runs the plain kernel, N > 0 the
+  // role-split one, whose last (all-scatter) or first (all-gather) N programs
+  // communicate while the others compute; the grid is then N + min(tiles,
+  // programs − N) programs, at least N + 1. The other operations take 0 only.
+  int comm_programs = 0;
+};
+
+// The state of the fused operations of one rank: the synchronisation words, the
+// flags and the scratch buffers, in the symmetric heap, and the epoch, which
+// grows by one with every call (flags are set to the epoch of the call that sets
+// them, so they are never reset). Create one on every rank (collective), pass it
+// to every call; the flags and scratch buffers grow, collectively, when a call
+// needs more than the earlier ones (Rank::barrier() on every rank before and
+// after). Calls through one workspace are ordered: use one workspace per stream
+// if calls run on several streams at once. Not copyable.
+class FusedWorkspace {
+ public:
+  // Collective: allocates and zeroes the synchronisation words, then a host barrier.
+  explicit FusedWorkspace(Rank& rank) : rank_(rank) {
+    sync_ = rank.allocate<std::int64_t>(2);
+    zero(sync_, 2 * sizeof(std::int64_t));
+    rank.barrier();
+  }
+  // Collective: a host barrier (the last call has completed on every rank), then
+  // frees the workspace's heap memory. Errors (another rank failed) are dropped.
+  ~FusedWorkspace() {
+    try {
+      rank_.barrier();
+      rank_.free(scratch_);
+      rank_.free(flags_);
+      rank_.free(sync_);
+    } catch (...) {  // NOLINT(bugprone-empty-catch): the world is failing anyway
+    }
+  }
+  FusedWorkspace(const FusedWorkspace&) = delete;
+  FusedWorkspace& operator=(const FusedWorkspace&) = delete;
+
+  Rank& rank() const { return rank_; }
+  // Calls made so far: the epoch of the last one.
+  std::int64_t calls() const { return epoch_; }
+  // Bytes of symmetric heap the workspace holds now (flags and scratch grow).
+  std::size_t heap_bytes() const {
+    return 2 * sizeof(std::int64_t) + flag_count_ * sizeof(std::int64_t) + scratch_bytes_;
+  }
+
+  // For the operations (iris::ops::detail). Makes room for `flags` flags and
+  // `scratch_bytes` of scratch: collective where it grows (the same sizes on
+  // every rank, as the arguments of the calls are).
+  void reserve(std::size_t flags, std::size_t scratch_bytes) {
+    if (flags <= flag_count_ && scratch_bytes <= scratch_bytes_) return;
+    rank_.barrier();  // every rank's earlier calls have completed: nobody uses the old buffers
+    if (flags > flag_count_) {
+      rank_.free(flags_);
+      flags_ = rank_.allocate<std::int64_t>(flags);
+      flag_count_ = flags;
+      zero(flags_, flags * sizeof(std::int64_t));  // below every epoch to come
+    }
+    if (scratch_bytes > scratch_bytes_) {
+      rank_.free(scratch_);
+      scratch_ = rank_.allocate(scratch_bytes);
+      scratch_bytes_ = scratch_bytes;
+    }
+    rank_.barrier();  // every rank's flags are zero before any rank sets one
+  }
+  std::int64_t* sync() const { return sync_; }
+  std::int64_t* flags() const { return flags_; }
+  void* scratch() const { return scratch_; }
+  std::int64_t next_epoch() { return ++epoch_; }
+
+ private:
+  static void zero(void* p, std::size_t bytes) {
+    if (bytes == 0) return;
+#if IRIS_GPU
+    if (hipMemsetAsync(p, 0, bytes, hipStreamPerThread) != hipSuccess ||
+        hipStreamSynchronize(hipStreamPerThread) != hipSuccess) {
+      throw Error("iris::ops::FusedWorkspace: clearing " + std::to_string(bytes) + " bytes of heap memory failed");
+    }
+#else
+    std::memset(p, 0, bytes);
+#endif
+  }
+
+  Rank& rank_;
+  std::int64_t* sync_ = nullptr;  // finish()'s two words
+  std::int64_t* flags_ = nullptr;
+  std::size_t flag_count_ = 0;
+  void* scratch_ = nullptr;
+  std::size_t scratch_bytes_ = 0;
+  std::int64_t epoch_ = 0;
+};
+
+namespace detail {
+
+// The element types the kernels take.
+template <class T>
+inline constexpr bool fused_element = std::is_same_v<T, bfloat16>;
+
+// A tile shape the header compiles: FusedConfig's block_m × block_n × block_k.
+template <int M, int N, int K>
+struct FusedTiles {
+  static constexpr int m = M, n = N, k = K;
+  static std::string name() { return std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K); }
+};
+
+[[noreturn]] inline void fail(const char* op, const std::string& why) { throw Error(std::string(op) + ": " + why); }
+
+// The shapes every operation is compiled for (each kernel once per shape).
+template <class... Shapes>
+struct FusedShapeList {
+  // Calls f(Shape{}) for the config's shape; false if it is none of them.
+  template <class F>
+  static bool with(const FusedConfig& c, F&& f) {
+    return ((c.block_m == Shapes::m && c.block_n == Shapes::n && c.block_k == Shapes::k ? (f(Shapes{}), true)
+                                                                                        : false) ||
+            ...);
+  }
+  static std::string names() {
+    std::string out;
+    ((out += (out.empty() ? "" : ", ") + Shapes::name()), ...);
+    return out;
+  }
+};
+using FusedShapes = FusedShapeList<FusedTiles<64, 64, 32>, FusedTiles<128, 64, 64>, FusedTiles<64, 128, 64>>;
+
+// Calls f(FusedTiles<...>{}) for the config's tile shape (checked before).
+template <class F>
+void with_tiles(const FusedConfig& config, F&& f) {
+  FusedShapes::with(config, f);
+}
+
+inline bool power_of_two(int v) { return v > 0 && (v & (v - 1)) == 0; }
+
+inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+// How many ranks share this rank's GPU, at most (run_threads puts rank r on GPU
+// r % GPUs; with run_mpi, the whole world is the upper bound).
+inline int ranks_per_device([[maybe_unused]] const Rank& rank) {
+#if IRIS_GPU
+  int devices = 0;
+  if (hipGetDeviceCount(&devices) != hipSuccess || devices < 1) return 1;
+  return (rank.world_size() + devices - 1) / devices;
+#else
+  return 1;
+#endif
+}
+
+// The config's fields, whatever the operation.
+inline void check_config(const char* op, const FusedConfig& c, bool has_comm) {
+  const std::pair<const char*, int> blocks[] = {{"block_m", c.block_m}, {"block_n", c.block_n}, {"block_k", c.block_k}};
+  for (const auto& [name, value] : blocks) {
+    if (!power_of_two(value)) {
+      fail(op, std::string("config.") + name + " = " + std::to_string(value) + " is not a power of two");
+    }
+  }
+  if (!FusedShapes::with(c, [](auto) {})) {
+    fail(op, "config tiles " + std::to_string(c.block_m) + "x" + std::to_string(c.block_n) + "x" +
+                 std::to_string(c.block_k) + " (block_m x block_n x block_k) are not one of the compiled shapes: " +
+                 FusedShapes::names());
+  }
+  if (c.group_m < 1) fail(op, "config.group_m = " + std::to_string(c.group_m) + " must be at least 1");
+  if (c.programs < 0) fail(op, "config.programs = " + std::to_string(c.programs) + " must not be negative");
+  if (c.comm_programs < 0) {
+    fail(op, "config.comm_programs = " + std::to_string(c.comm_programs) + " must not be negative");
+  }
+  if (!has_comm && c.comm_programs != 0) {
+    fail(op, "config.comm_programs = " + std::to_string(c.comm_programs) +
+                 ": this operation has no communication programs (leave it 0)");
+  }
+  if (c.comm_programs > 0 && c.programs > 0 && c.programs <= c.comm_programs) {
+    fail(op, "config.programs = " + std::to_string(c.programs) +
+                 " leaves no compute programs beside config.comm_programs = " + std::to_string(c.comm_programs) +
+                 " (programs must be larger)");
+  }
+}
+
+// The grid: `tiles` tiles of C; waits: whether the kernel's programs wait for
+// each other (then, on a GPU, the grid must be resident at once).
+inline int grid_of(const char* op, const Rank& rank, const FusedConfig& c, std::int64_t tiles, bool waits) {
+  const long long programs =
+      c.programs > 0 ? c.programs : std::max(1, rank.multiprocessor_count() / ranks_per_device(rank));
+  long long grid = 0;
+  if (c.comm_programs > 0) {
+    grid = c.comm_programs + std::clamp<long long>(programs - c.comm_programs, 1, std::max<long long>(tiles, 1));
+  } else {
+    grid = std::clamp<long long>(programs, 1, std::max<long long>(tiles, 1));
+  }
+#if IRIS_GPU
+  if (waits && grid > rank.multiprocessor_count()) {
+    fail(op, "a grid of " + std::to_string(grid) + " programs exceeds the GPU's " +
+                 std::to_string(rank.multiprocessor_count()) +
+                 " multiprocessors: the programs of this kernel wait for each other, so all must be resident at once "
+                 "(lower config.programs)");
+  }
+#else
+  (void)op;
+  (void)rank;
+  (void)waits;
+#endif
+  return static_cast<int>(grid);
+}
+
+inline void check_sizes(const char* op, int m, int n, int k) {
+  if (m < 1 || n < 1 || k < 1) {
+    fail(op, "m, n and k must be at least 1, got m = " + std::to_string(m) + ", n = " + std::to_string(n) +
+                 ", k = " + std::to_string(k));
+  }
+}
+
+// `size` of the dimension `name` is split into world_size() equal parts.
+inline void check_divides(const char* op, const char* name, int size, int world, const char* what) {
+  if (size % world != 0) {
+    fail(op, std::string(name) + " = " + std::to_string(size) + " does not divide over " + std::to_string(world) +
+                 " ranks: every rank holds " + name + " / " + std::to_string(world) + " " + what);
+  }
+}
+
+// The kernels index with i32: every buffer's elements must fit.
+inline void check_elements(const char* op, const char* name, std::int64_t rows, std::int64_t cols) {
+  if (rows * cols > INT32_MAX) {
+    fail(op, std::string(name) + " (" + std::to_string(rows) + "x" + std::to_string(cols) +
+                 ") has more than 2^31 - 1 elements, the most the kernels index");
+  }
+}
+
+inline void check_pointer(const char* op, const char* name, const void* p) {
+  if (p == nullptr) fail(op, std::string(name) + " is null");
+}
+
+inline bool in_heap(const Rank& rank, const void* p) noexcept {
+  try {
+    (void)rank.translate(p, rank.rank());
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+// `p` (`bytes`) must lie in the calling rank's symmetric heap; `why` says who
+// reaches it.
+inline void check_heap(const char* op, const Rank& rank, const char* name, const void* p, std::size_t bytes,
+                       const char* why) {
+  const char* first = static_cast<const char*>(p);
+  if (in_heap(rank, first) && in_heap(rank, first + bytes - 1)) return;
+  char where[64];
+  std::snprintf(where, sizeof where, "%p", p);
+  fail(op, std::string(name) + " (" + where + ", " + std::to_string(bytes) + " bytes) " +
+               (in_heap(rank, first) ? "runs past the end of" : "is not in") + " rank " + std::to_string(rank.rank()) +
+               "'s symmetric heap, but " + why + ": allocate it with Rank::allocate (the same call on every rank)");
+}
+
+template <class T>
+T* mutable_ptr(const T* p) {
+  return const_cast<T*>(p);
+}
+
+}  // namespace detail
+
+// The operations are templates over the element type, so that a wrong type is a
+// compile-time error that names the supported one. Each lives in an inline
+// namespace of its kernel variant: code built with IRIS_FUSED_CHECKED and code
+// built without it never share an instantiation.
+#if defined(IRIS_FUSED_CHECKED) && IRIS_FUSED_CHECKED
+inline namespace fused_checked {
+namespace kernels = ::iris_kernels::fused_gemm_checked_iris;
+#else
+inline namespace fused_unchecked {
+namespace kernels = ::iris_kernels::fused_gemm_iris;
+#endif
+
+#define IRIS_FUSED_ELEMENT_CHECK(T)                                                                        \
+  static_assert(detail::fused_element<T>,                                                                 \
+                "iris::ops: the fused operations take iris::bfloat16 matrices only (accumulated in f32)")
+
+// C = A × B, B split by columns; each finished tile of C is stored into every
+// rank's C, so every rank ends with all of C. With W ranks (n a multiple of W):
+//   a  m×k, the whole of A, the same on every rank (any device memory)
+//   b  k×(n/W): rank r's columns r·n/W .. of B (any device memory)
+//   c  m×n: the whole product on every rank (symmetric heap: the other ranks
+//      store their tiles into it)
+// comm_programs > 0: the role split (compute programs store the rank's tiles and
+// raise a flag per tile; the last comm_programs programs copy them to the peers).
+template <class T>
+void matmul_all_scatter(FusedWorkspace& ws, const T* a, const T* b, T* c, int m, int n, int k, Stream stream = {},
+                        const FusedConfig& config = {}) {
+  IRIS_FUSED_ELEMENT_CHECK(T);
+  constexpr const char* op = "iris::ops::matmul_all_scatter";
+  Rank& rank = ws.rank();
+  const int world = rank.world_size();
+  detail::check_sizes(op, m, n, k);
+  detail::check_divides(op, "n", n, world, "columns of B");
+  detail::check_config(op, config, true);
+  const int n_local = n / world;
+  detail::check_elements(op, "a", m, k);
+  detail::check_elements(op, "b", k, n_local);
+  detail::check_elements(op, "c", m, n);
+  detail::check_pointer(op, "a", a);
+  detail::check_pointer(op, "b", b);
+  detail::check_pointer(op, "c", c);
+  detail::check_heap(op, rank, "c", c, std::size_t(m) * std::size_t(n) * sizeof(T),
+                     "the other ranks store their tiles of C into it");
+  const std::int64_t tiles = detail::ceil_div(m, config.block_m) * detail::ceil_div(n_local, config.block_n);
+  const bool split = config.comm_programs > 0;
+  const int grid = detail::grid_of(op, rank, config, tiles, split);
+  if (split) ws.reserve(static_cast<std::size_t>(tiles), 0);
+  const std::int64_t epoch = ws.next_epoch();
+  const DeviceContext ctx = rank.device_context();
+  detail::with_tiles(config, [&](auto tiles_type) {
+    using S = decltype(tiles_type);
+    if (split) {
+      kernels::gemm_all_scatter_split<S::m, S::n, S::k>::launch(
+          {grid}, ctx, detail::mutable_ptr(a), detail::mutable_ptr(b), c, m, n, k, n_local, k, n_local, n,
+          config.group_m, ws.flags(), config.comm_programs, ws.sync(), epoch, stream);
+    } else {
+      kernels::gemm_all_scatter<S::m, S::n, S::k>::launch({grid}, ctx, detail::mutable_ptr(a), detail::mutable_ptr(b),
+                                                          c, m, n, k, n_local, k, n_local, n, config.group_m,
+                                                          ws.sync(), epoch, stream);
+    }
+  });
+}
+
+// C = A × B, K split; every rank ends with all of C (one shot: each rank pushes
+// its partial tiles into every rank's scratch and sets a flag per tile, then
+// sums the W partials in rank order, so every rank gets the same bits). With W
+// ranks (k a multiple of W):
+//   a  m×(k/W): rank r's columns r·k/W .. of A (any device memory)
+//   b  (k/W)×n: rank r's rows r·k/W .. of B (any device memory)
+//   c  m×n: the sum, on every rank (any device memory)
+// The workspace's scratch holds W × m × n floats.
+template <class T>
+void matmul_all_reduce(FusedWorkspace& ws, const T* a, const T* b, T* c, int m, int n, int k, Stream stream = {},
+                       const FusedConfig& config = {}) {
+  IRIS_FUSED_ELEMENT_CHECK(T);
+  constexpr const char* op = "iris::ops::matmul_all_reduce";
+  Rank& rank = ws.rank();
+  const int world = rank.world_size();
+  detail::check_sizes(op, m, n, k);
+  detail::check_divides(op, "k", k, world, "columns of A and rows of B");
+  detail::check_config(op, config, false);
+  const int k_local = k / world;
+  detail::check_elements(op, "a", m, k_local);
+  detail::check_elements(op, "b", k_local, n);
+  detail::check_elements(op, "the scratch of the ranks' partial products", std::int64_t(world) * m, n);
+  detail::check_pointer(op, "a", a);
+  detail::check_pointer(op, "b", b);
+  detail::check_pointer(op, "c", c);
+  const std::int64_t tiles = detail::ceil_div(m, config.block_m) * detail::ceil_div(n, config.block_n);
+  const int grid = detail::grid_of(op, rank, config, tiles, true);
+  ws.reserve(static_cast<std::size_t>(tiles * world),
+             std::size_t(world) * std::size_t(m) * std::size_t(n) * sizeof(float));
+  const std::int64_t epoch = ws.next_epoch();
+  const DeviceContext ctx = rank.device_context();
+  detail::with_tiles(config, [&](auto tiles_type) {
+    using S = decltype(tiles_type);
+    kernels::gemm_all_reduce<S::m, S::n, S::k>::launch({grid}, ctx, detail::mutable_ptr(a), detail::mutable_ptr(b), c,
+                                                       static_cast<float*>(ws.scratch()), ws.flags(), m, n, k_local,
+                                                       k_local, n, n, config.group_m, ws.sync(), epoch, stream);
+  });
+}
+
+// C = A × B, K split; rank r ends with its rows r·m/W .. of C (each rank pushes
+// its partial of a tile into the owner's scratch and sets the owner's flag; the
+// owner sums the W partials). With W ranks (m and k multiples of W):
+//   a  m×(k/W): rank r's columns r·k/W .. of A (any device memory)
+//   b  (k/W)×n: rank r's rows r·k/W .. of B (any device memory)
+//   c  (m/W)×n: rank r's rows r·m/W .. of the sum (any device memory)
+// The workspace's scratch holds m × n floats (W slots of m/W rows).
+template <class T>
+void matmul_reduce_scatter(FusedWorkspace& ws, const T* a, const T* b, T* c, int m, int n, int k, Stream stream = {},
+                           const FusedConfig& config = {}) {
+  IRIS_FUSED_ELEMENT_CHECK(T);
+  constexpr const char* op = "iris::ops::matmul_reduce_scatter";
+  Rank& rank = ws.rank();
+  const int world = rank.world_size();
+  detail::check_sizes(op, m, n, k);
+  detail::check_divides(op, "m", m, world, "rows of C");
+  detail::check_divides(op, "k", k, world, "columns of A and rows of B");
+  detail::check_config(op, config, false);
+  const int m_local = m / world, k_local = k / world;
+  detail::check_elements(op, "a", m, k_local);
+  detail::check_elements(op, "b", k_local, n);
+  detail::check_elements(op, "the scratch of the ranks' partial products", m, n);
+  detail::check_pointer(op, "a", a);
+  detail::check_pointer(op, "b", b);
+  detail::check_pointer(op, "c", c);
+  const std::int64_t tiles = world * detail::ceil_div(m_local, config.block_m) * detail::ceil_div(n, config.block_n);
+  const int grid = detail::grid_of(op, rank, config, tiles, true);
+  ws.reserve(static_cast<std::size_t>(tiles * world), std::size_t(m) * std::size_t(n) * sizeof(float));
+  const std::int64_t epoch = ws.next_epoch();
+  const DeviceContext ctx = rank.device_context();
+  detail::with_tiles(config, [&](auto tiles_type) {
+    using S = decltype(tiles_type);
+    kernels::gemm_reduce_scatter<S::m, S::n, S::k>::launch(
+        {grid}, ctx, detail::mutable_ptr(a), detail::mutable_ptr(b), c, static_cast<float*>(ws.scratch()), ws.flags(),
+        m, n, k_local, m_local, k_local, n, n, config.group_m, ws.sync(), epoch, stream);
+  });
+}
+
+// C = all_gather(A) × B: A split by rows, every rank its own B (a weight shard),
+// every rank all of C's rows. With W ranks (m a multiple of W):
+//   a  (m/W)×k: rank r's rows r·m/W .. of A
+//   b  k×n: this rank's B (any device memory)
+//   c  m×n: all_gather(A) × B (any device memory)
+// comm_programs == 0 (default): the compute programs load the other ranks' A
+// tiles from their heaps, so `a` must be in the symmetric heap. comm_programs >
+// 0: the first comm_programs programs push this rank's A tiles into every rank's
+// gathered A (the workspace's scratch, m × k elements) with a ready flag per
+// tile, and the compute programs wait for them: `a` may be any device memory.
+template <class T>
+void all_gather_matmul(FusedWorkspace& ws, const T* a, const T* b, T* c, int m, int n, int k, Stream stream = {},
+                       const FusedConfig& config = {}) {
+  IRIS_FUSED_ELEMENT_CHECK(T);
+  constexpr const char* op = "iris::ops::all_gather_matmul";
+  Rank& rank = ws.rank();
+  const int world = rank.world_size();
+  detail::check_sizes(op, m, n, k);
+  detail::check_divides(op, "m", m, world, "rows of A");
+  detail::check_config(op, config, true);
+  const int m_local = m / world;
+  detail::check_elements(op, "the gathered a", m, k);
+  detail::check_elements(op, "b", k, n);
+  detail::check_elements(op, "c", m, n);
+  detail::check_pointer(op, "a", a);
+  detail::check_pointer(op, "b", b);
+  detail::check_pointer(op, "c", c);
+  const bool push = config.comm_programs > 0;
+  if (!push) {
+    detail::check_heap(op, rank, "a", a, std::size_t(m_local) * std::size_t(k) * sizeof(T),
+                       "the other ranks load their A tiles from it (config.comm_programs > 0 pushes them instead)");
+  }
+  const std::int64_t tiles = detail::ceil_div(m, config.block_m) * detail::ceil_div(n, config.block_n);
+  const int grid = detail::grid_of(op, rank, config, tiles, push);
+  if (push) {
+    const std::int64_t a_tiles = detail::ceil_div(m, config.block_m) * detail::ceil_div(k, config.block_k);
+    ws.reserve(static_cast<std::size_t>(a_tiles * world), std::size_t(m) * std::size_t(k) * sizeof(T));
+  }
+  const std::int64_t epoch = ws.next_epoch();
+  const DeviceContext ctx = rank.device_context();
+  detail::with_tiles(config, [&](auto tiles_type) {
+    using S = decltype(tiles_type);
+    if (push) {
+      kernels::all_gather_gemm_push<S::m, S::n, S::k>::launch(
+          {grid}, ctx, detail::mutable_ptr(a), detail::mutable_ptr(b), c, static_cast<T*>(ws.scratch()), ws.flags(), m,
+          n, k, m_local, k, n, n, config.group_m, config.comm_programs, ws.sync(), epoch, stream);
+    } else {
+      kernels::all_gather_gemm_pull<S::m, S::n, S::k>::launch({grid}, ctx, detail::mutable_ptr(a),
+                                                              detail::mutable_ptr(b), c, m, n, k, m_local, k, n, n,
+                                                              config.group_m, ws.sync(), epoch, stream);
+    }
+  });
+}
+
+#undef IRIS_FUSED_ELEMENT_CHECK
+
+}  // inline namespace fused_checked / fused_unchecked
+
+}  // namespace iris::ops
