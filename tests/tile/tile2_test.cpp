@@ -3,10 +3,7 @@
 // register tiles (of the default layout and of another one), 2-D pointer tiles
 // built as an outer sum of offsets with 2-D masks (loads with `other`, masked
 // stores, where, atomics), trans and reshape, reductions along each axis and
-// whole, dot for every element type it takes, and Strided offsets and pointer
-// tiles (the blocks of a matrix that irisc addresses with a run-time leading
-// dimension: loads, stores and atomics through them, aligned or not, and
-// every operation on them). As in tile_test.cpp, each
+// whole, and dot for every element type it takes. As in tile_test.cpp, each
 // kernel writes what it computed to memory and the host compares every
 // element with values computed by plain loops: element (r, c) of a tile of
 // shape (M, N) is stored at r * N + c.
@@ -20,7 +17,6 @@
 #include <array>
 #include <cstdint>
 #include <string>
-#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -560,302 +556,6 @@ void check_mma_grid() {
   CHECK(G::index(32, 0) == (G::WN > 1 ? G::TN : G::TM * N));
 }
 
-
-// ------------------------------------------------- strided blocks of a matrix
-// What irisc emits for a (BM, BN) block of a row-major matrix with a run-time
-// leading dimension (the GEMM's A, B and C tiles): the rows and the columns
-// as 1-D ranges, each broadcast to the block, the rows scaled by the leading
-// dimension, all added to the base pointer; the mask compares the same
-// broadcasts with the matrix's bounds. In the default layout irisc spells the
-// broadcast broadcast_to<BM, BN>, in another one broadcast_to<L>. They make
-// Strided pointer tiles (checked statically below), whose loads and stores
-// take the vector path where each row is contiguous and aligned.
-template <class L, class X>
-IRIS_HD auto block_broadcast(const X& x) {
-  if constexpr (std::is_same_v<L, iris::Blocked<L::rows, L::cols>>) return iris::broadcast_to<L::rows, L::cols>(x);
-  else return iris::broadcast_to<L>(x);
-}
-template <class L, class T, class R, class C>
-IRIS_HD auto block_pointers(T* base, const R& rows, const C& cols, int32_t ld) {
-  using namespace iris;
-  return add(add(base, mul(block_broadcast<L>(expand_dims<1>(rows)), ld)), block_broadcast<L>(expand_dims<0>(cols)));
-}
-template <class L, class R, class C>
-IRIS_HD auto block_mask(const R& rows, const C& cols, int32_t m, int32_t n) {
-  using namespace iris;
-  return logical_and(lt(block_broadcast<L>(expand_dims<1>(rows)), m), lt(block_broadcast<L>(expand_dims<0>(cols)), n));
-}
-
-// Block (tm, tn) of src (leading dimension lds, its first m rows and n
-// columns valid), loaded with `other` where the mask is off, is stored under
-// the mask to the same block of dst (leading dimension ldd) and whole, `other`
-// included, to flat (row-major, through arange<L>()).
-template <class T, class L>
-struct StridedBlock {
-  static IRIS_HD void run(const Program&, const T* src, int32_t lds, T* dst, int32_t ldd, int32_t tm, int32_t tn,
-                          int32_t m, int32_t n, T other, T* flat) {
-    using namespace iris;
-    constexpr int BM = L::rows, BN = L::cols;
-    const auto rows = add(mul(tm, BM), arange<BM>());
-    const auto cols = add(mul(tn, BN), arange<BN>());
-    const auto mask = block_mask<L>(rows, cols, m, n);
-    const auto v = load(block_pointers<L>(src, rows, cols, lds), mask, other, Unchecked{});
-    store(block_pointers<L>(dst, rows, cols, ldd), v, mask, Unchecked{});
-    store(add(flat, arange<L>()), v);
-  }
-};
-
-// The values of the test matrices: exact in bfloat16 (integers of 8 bits).
-template <class T>
-T matrix_value(int i) {
-  return static_cast<T>((i * 7) % 241 - 120);
-}
-template <class T>
-float as_float(T x) {
-  return static_cast<float>(x);
-}
-
-// One block through StridedBlock: src and dst are (tm + 1) * BM rows of lds
-// and ldd elements starting `shift` elements into their buffers (1 breaks the
-// alignment of every row), every element compared with host loops.
-template <class T, class L>
-void check_strided_block(int lds, int ldd, int shift, int tm, int tn, int m, int n) {
-  constexpr int BM = L::rows, BN = L::cols;
-  CAPTURE(BM);
-  CAPTURE(BN);
-  CAPTURE(lds);
-  CAPTURE(ldd);
-  CAPTURE(shift);
-  CAPTURE(tm);
-  CAPTURE(tn);
-  CAPTURE(m);
-  CAPTURE(n);
-  REQUIRE(lds >= (tn + 1) * BN);
-  REQUIRE(ldd >= (tn + 1) * BN);
-  const int height = (tm + 1) * BM;
-  const T sentinel = static_cast<T>(-99), other = static_cast<T>(-3);
-  Buffer<T> src(height * lds + shift), dst(height * ldd + shift, sentinel), flat(BM * BN, sentinel);
-  for (int i = 0; i < height * lds + shift; ++i) src[i] = matrix_value<T>(i);
-  run<StridedBlock<T, L>>(1, src.data() + shift, lds, dst.data() + shift, ldd, tm, tn, m, n, other, flat.data());
-  // Mismatches counted, the first one reported (an assertion per element
-  // would make the test slow).
-  int wrong = 0;
-  std::string first;
-  auto expect = [&](const char* what, int r, int c, float got, float want) {
-    if (got == want) return;
-    if (wrong++ == 0)
-      first = std::string(what) + " (" + std::to_string(r) + ", " + std::to_string(c) + "): " + std::to_string(got) +
-              " instead of " + std::to_string(want);
-  };
-  for (int i = 0; i < shift; ++i) expect("dst before the matrix", 0, i, as_float(dst[i]), as_float(sentinel));
-  for (int r = 0; r < height; ++r)
-    for (int c = 0; c < ldd; ++c) {
-      const bool block = r >= tm * BM && c >= tn * BN && c < (tn + 1) * BN;
-      const bool on = block && r < m && c < n;
-      const float source = c < lds ? as_float(src[shift + r * lds + c]) : 0.0f;
-      expect("dst", r, c, as_float(dst[shift + r * ldd + c]), on ? source : as_float(sentinel));
-      if (block) expect("flat", r, c, as_float(flat[(r - tm * BM) * BN + c - tn * BN]), on ? source : as_float(other));
-    }
-  CAPTURE(first);
-  REQUIRE(wrong == 0);
-}
-
-// Every kind of block for one element type and layout: tight and wider
-// leading dimensions that keep rows aligned (the vector path where L's runs
-// are wide enough), odd ones and a shifted base that do not (element by
-// element), and partial blocks whose masks cut rows and columns.
-template <class T, class L>
-void check_strided_blocks() {
-  constexpr int BM = L::rows, BN = L::cols;
-  check_strided_block<T, L>(2 * BN, 2 * BN, 0, 1, 1, 2 * BM, 2 * BN);                   // tight, aligned
-  check_strided_block<T, L>(3 * BN + 8, 3 * BN + 16, 0, 1, 2, 2 * BM, 3 * BN);         // ld > cols, aligned
-  check_strided_block<T, L>(2 * BN + 3, 2 * BN + 1, 0, 0, 1, BM, 2 * BN);               // odd ld: unaligned rows
-  check_strided_block<T, L>(2 * BN, 2 * BN, 1, 1, 1, 2 * BM, 2 * BN);                   // base shifted by one
-  check_strided_block<T, L>(2 * BN + 8, 2 * BN, 0, 1, 1, BM + BM / 2 + 1, 2 * BN - 1);  // partial, aligned
-  check_strided_block<T, L>(2 * BN + 5, 3 * BN, 0, 1, 0, BM + 3, BN / 2 + 1);           // partial, odd ld
-  check_strided_block<T, L>(2 * BN, 2 * BN, 0, 1, 1, 0, 2 * BN);                        // nothing valid
-}
-
-template <class L>
-void check_strided_blocks_of_layout() {
-  check_strided_blocks<iris::bfloat16, L>();
-  check_strided_blocks<float, L>();
-  check_strided_blocks<int32_t, L>();
-}
-
-// Atomics through the same pointer tiles: counts (leading dimension ld) +=
-// the column + 1 under the mask; old, flat, gets the old values (0 where the
-// mask is off).
-template <class L>
-struct StridedAtomics {
-  static IRIS_HD void run(const Program&, int32_t* counts, int32_t ld, int32_t m, int32_t n, int32_t* old) {
-    using namespace iris;
-    const auto rows = arange<L::rows>();
-    const auto cols = arange<L::cols>();
-    const auto value = add(block_broadcast<L>(expand_dims<0>(cols)), 1);
-    const auto mask = block_mask<L>(rows, cols, m, n);
-    const auto pointers = block_pointers<L>(counts, rows, cols, ld);
-    store(add(old, arange<L>()), atomic_rmw<AtomicOp::add, Sem::relaxed, Scope::gpu>(pointers, value, mask));
-  }
-};
-
-template <class L>
-void check_strided_atomics(int ld, int m, int n) {
-  constexpr int BM = L::rows, BN = L::cols;
-  CAPTURE(ld);
-  CAPTURE(m);
-  CAPTURE(n);
-  Buffer<int32_t> counts(BM * ld), old(BM * BN, kIntSentinel);
-  auto initial = [](int i) { return 100 + 3 * i; };
-  for (int i = 0; i < BM * ld; ++i) counts[i] = initial(i);
-  run<StridedAtomics<L>>(1, counts.data(), ld, m, n, old.data());
-  int wrong = 0;
-  for (int r = 0; r < BM; ++r)
-    for (int c = 0; c < ld; ++c) {
-      const bool on = r < m && c < n && c < BN;
-      wrong += counts[r * ld + c] != initial(r * ld + c) + (on ? c + 1 : 0);
-      if (c < BN) wrong += old[r * BN + c] != (on ? initial(r * ld + c) : 0);
-    }
-  REQUIRE(wrong == 0);
-}
-
-// The other operations on Strided offsets, stored as int32 (region k of out
-// holds result k, M * N elements, stored through a pointer tile of the
-// value's own layout): rows and columns (r0 + r, c0 + c) broadcast, scaled,
-// added and subtracted, with scalars on either side, Ranges of the shape,
-// conversions, reshape, expand_dims and trans of Strided values, and the
-// register fallback (where, a register operand).
-constexpr int kStridedResults = 21;
-template <class L>
-struct StridedOps {
-  static IRIS_HD void run(const Program&, int32_t r0, int32_t c0, int32_t ld, int32_t s, int32_t* out) {
-    using namespace iris;
-    constexpr int M = L::rows, N = L::cols;
-    using B = Blocked<M, N>;
-    int k = 0;
-    auto put = [&](const auto& value) {
-      store(add(out + k++ * M * N, arange<layout_of<decltype(value)>>()), value);
-    };
-    const auto rows = add(r0, arange<M>());
-    const auto cols = add(arange<N>(), c0);
-    const auto r = block_broadcast<L>(expand_dims<1>(rows));
-    const auto c = block_broadcast<L>(expand_dims<0>(cols));
-    const auto offsets = add(mul(r, ld), c);
-    put(r);                                                                    // 0
-    put(c);                                                                    // 1
-    put(block_broadcast<L>(cols));                                             // 2: from a 1-D range
-    put(mul(r, ld));                                                           // 3
-    put(mul(s, c));                                                            // 4
-    put(offsets);                                                              // 5
-    put(sub(r, c));                                                            // 6
-    put(sub(1000, offsets));                                                   // 7
-    put(sub(add(offsets, 11), 4));                                             // 8
-    put(add(convert_layout<L>(arange<M, N>()), mul(r, ld)));                   // 9: a 2-D Range plus a Strided
-    put(block_broadcast<L>(mul(expand_dims<1>(rows), ld)));                    // 10: scaled, then broadcast
-    put(as<int32_t>(as<int64_t>(offsets)));                                    // 11
-    put(where(lt(sub(r, c), 0), neg(sub(r, c)), sub(r, c)));                   // 12: |r - c|, registers
-    put(add(offsets, zeros<int32_t, L>()));                                    // 13: registers
-    put(convert_layout<L>(broadcast_to<M, N>(expand_dims<1>(rows))));          // 14
-    put(reshape<M, N>(mul(arange<M * N>(), s)));                               // 15: s * f
-    put(block_broadcast<L>(expand_dims<0>(mul(arange<N>(), s))));              // 16: s * c
-    put(block_broadcast<L>(expand_dims<1>(mul(arange<M>(), s))));              // 17: s * r
-    // (c0 + i) * ld + r0 + j at (i, j) of an (N, M) tile, transposed.
-    put(trans(add(mul(broadcast_to<N, M>(expand_dims<1>(cols)), ld), broadcast_to<N, M>(expand_dims<0>(rows)))));  // 18
-    put(trans(arange<N, M>()));                                                // 19: c * M + r
-    put(sub(convert_layout<B>(offsets), add(arange<M, N>(), 5)));              // 20: Strided - Range
-  }
-};
-
-int32_t strided_result(int k, int r, int c, int m, int n, int r0, int c0, int ld, int s) {
-  const int row = r0 + r, col = c0 + c, offset = row * ld + col;
-  switch (k) {
-    case 0: return row;
-    case 1:
-    case 2: return col;
-    case 3: return row * ld;
-    case 4: return s * col;
-    case 5:
-    case 11:
-    case 13: return offset;
-    case 6: return row - col;
-    case 7: return 1000 - offset;
-    case 8: return offset + 7;
-    case 9: return r * n + c + row * ld;
-    case 10: return row * ld;
-    case 12: return row > col ? row - col : col - row;
-    case 14: return row;
-    case 15: return s * (r * n + c);
-    case 16: return s * c;
-    case 17: return s * r;
-    case 18: return col * ld + row;
-    case 19: return c * m + r;
-    default: return offset - (r * n + c + 5);
-  }
-}
-
-template <class L>
-void check_strided_ops(int r0, int c0, int ld, int s) {
-  constexpr int M = L::rows, N = L::cols;
-  CAPTURE(M);
-  CAPTURE(N);
-  CAPTURE(r0);
-  CAPTURE(c0);
-  CAPTURE(ld);
-  CAPTURE(s);
-  Buffer<int32_t> out(kStridedResults * M * N, kIntSentinel);
-  run<StridedOps<L>>(1, r0, c0, ld, s, out.data());
-  for (int k = 0; k < kStridedResults; ++k) {
-    CAPTURE(k);
-    int wrong = 0;
-    for (int r = 0; r < M; ++r)
-      for (int c = 0; c < N; ++c) wrong += out[k * M * N + r * N + c] != strided_result(k, r, c, M, N, r0, c0, ld, s);
-    REQUIRE(wrong == 0);
-  }
-}
-
-// A 1-D tile of offsets scaled by a run-time stride (a Strided of a 1-D
-// layout): out gets x[start + i * stride] (stride 1: contiguous, the vector
-// path where aligned; negative: backwards), and y[start + i * stride] gets
-// i + 1.
-template <int N>
-struct Strided1D {
-  static IRIS_HD void run(const Program&, const float* x, float* y, int32_t start, int32_t stride, float* out) {
-    using namespace iris;
-    const auto i = arange<N>();
-    const auto offsets = add(mul(i, stride), start);
-    store(add(out, i), load(add(x, offsets)));
-    store(add(y, offsets), as<float>(add(i, 1)));
-  }
-};
-
-template <int N>
-void check_strided_1d(int start, int stride) {
-  CAPTURE(N);
-  CAPTURE(start);
-  CAPTURE(stride);
-  const int size = 4 * N + 8;
-  Buffer<float> x(size), y(size, kSentinel), out(N, kSentinel);
-  for (int i = 0; i < size; ++i) x[i] = static_cast<float>(i) * 0.5f;
-  run<Strided1D<N>>(1, x.data(), y.data(), start, stride, out.data());
-  std::vector<float> want(size, kSentinel);
-  for (int i = 0; i < N; ++i) want[start + i * stride] = static_cast<float>(i + 1);
-  int wrong = 0;
-  for (int i = 0; i < N; ++i) wrong += out[i] != x[start + i * stride];
-  for (int i = 0; i < size; ++i) wrong += y[i] != want[i];
-  REQUIRE(wrong == 0);
-}
-
-// Which path for_each_run takes through a Strided pointer tile of layout L:
-// the runs it moves whole and the elements it moves alone (of this thread:
-// on a GPU the host sees thread 0's). Only addresses are computed.
-template <class T, class L>
-std::pair<int, int> strided_runs(T* start, std::ptrdiff_t row_stride, std::ptrdiff_t col_stride) {
-  const iris::Strided<T*, L::size, L> p{start, row_stride, col_stride};
-  int runs = 0, alone = 0;
-  iris::for_each_run(p, iris::NoMask{}, [&](T*, int) { ++runs; }, [&](int, bool) { ++alone; });
-  return {runs, alone};
-}
-
 }  // namespace
 
 TEST_CASE("tile 2-D: arange of a shape, expand_dims and broadcast_to from ranges, pointers and register tiles") {
@@ -950,7 +650,6 @@ TEST_CASE("tile 2-D: shapes are part of the type; expand_dims and reshape keep r
   using iris::Blocked;
   using iris::ContigPtrs;
   using iris::Range;
-  using iris::Strided;
   using iris::Tile;
   using iris::Tile2;
   // Operands for decltype only (constexpr: nvcc warns about variables never read).
@@ -981,14 +680,12 @@ TEST_CASE("tile 2-D: shapes are part of the type; expand_dims and reshape keep r
   CHECK(std::is_same_v<decltype(iris::reshape<8, 4>(t2)), Tile2<float, 8, 4>>);
 
   // broadcast_to: the tile itself where the shape and layout already are the
-  // target's; a 1-D tile of N to (1, N) is a change of type; a Range or
-  // ContigPtrs stretched is a Strided; else a register tile.
+  // target's; a 1-D tile of N to (1, N) is a change of type; else a tile.
   CHECK(std::is_same_v<decltype(iris::broadcast_to<4, 8>(iris::arange<4, 8>())), Range<int32_t, 32, Blocked<4, 8>>>);
   CHECK(std::is_same_v<decltype(iris::broadcast_to<1, 32>(iris::add(p, iris::arange<32>()))),
                        ContigPtrs<float, 32, Blocked<1, 32>>>);
-  CHECK(std::is_same_v<decltype(iris::broadcast_to<4, 8>(iris::arange<8>())), Strided<int32_t, 32, Blocked<4, 8>>>);
-  CHECK(std::is_same_v<decltype(iris::broadcast_to<4, 8>(iris::add(p, iris::arange<8>()))),
-                       Strided<float*, 32, Blocked<4, 8>>>);
+  CHECK(std::is_same_v<decltype(iris::broadcast_to<4, 8>(iris::arange<8>())), Tile2<int32_t, 4, 8>>);
+  CHECK(std::is_same_v<decltype(iris::broadcast_to<4, 8>(iris::add(p, iris::arange<8>()))), Tile2<float*, 4, 8>>);
   CHECK(std::is_same_v<decltype(iris::broadcast_to<4, 8>(iris::expand_dims<1>(iris::zeros<float, 4>()))),
                        Tile2<float, 4, 8>>);
   CHECK(std::is_same_v<decltype(iris::trans(t2)), Tile2<float, 8, 4>>);
@@ -1031,8 +728,7 @@ TEST_CASE("tile 2-D: shapes are part of the type; expand_dims and reshape keep r
                        Tile2<float, 64, 64>>);
   CHECK(std::is_same_v<decltype(iris::convert_layout<Blocked<1, 32>>(iris::arange<32>())),
                        Range<int32_t, 32, Blocked<1, 32>>>);
-  CHECK(std::is_same_v<decltype(iris::broadcast_to<L>(iris::expand_dims<1>(iris::arange<64>()))),
-                       Strided<int32_t, 4096, L>>);
+  CHECK(std::is_same_v<decltype(iris::broadcast_to<L>(iris::expand_dims<1>(iris::arange<64>()))), Tile<int32_t, 4096, L>>);
   CHECK(std::is_same_v<decltype(iris::broadcast_to<L>(iris::arange<64, 64>())), Range<int32_t, 4096, L>>);
   CHECK(std::is_same_v<decltype(iris::broadcast_to<L>(2.0f)), Tile<float, 4096, L>>);
   CHECK(std::is_same_v<decltype(iris::broadcast_to<4, 8>(2.0f)), Tile2<float, 4, 8>>);
@@ -1042,175 +738,6 @@ TEST_CASE("tile 2-D: shapes are part of the type; expand_dims and reshape keep r
   CHECK(std::is_same_v<decltype(iris::dot(iris::zeros<bfloat16, 64, 16>(), iris::zeros<bfloat16, 16, 64>(),
                                           iris::zeros<float, L>())),
                        Tile<float, 4096, L>>);
-}
-
-TEST_CASE("tile 2-D strided: irisc's expressions for a block of a matrix make Strided pointer tiles") {
-  using iris::bfloat16;
-  using iris::Blocked;
-  using iris::Range;
-  using iris::Strided;
-  using iris::Tile;
-  using L = iris::DotLayout<bfloat16, 128, 128>;
-  // Operands for decltype only (constexpr: nvcc warns about variables never read).
-  constexpr bfloat16* a = nullptr;
-  constexpr const float* q = nullptr;
-  constexpr int32_t ld = 0;
-  constexpr Range<int32_t, 128> rows{0};
-  constexpr Range<int32_t, 32> ks{0};
-  // The GEMM's A tile and its mask, as irisc emits them.
-  using A = decltype(iris::add(iris::add(a, iris::mul(iris::broadcast_to<128, 32>(iris::expand_dims<1>(rows)), ld)),
-                               iris::broadcast_to<128, 32>(iris::expand_dims<0>(ks))));
-  static_assert(std::is_same_v<A, Strided<bfloat16*, 4096, Blocked<128, 32>>>,
-                "irisc's 2-D block of a matrix must stay a Strided pointer tile (the vector path)");
-  using AMask = decltype(iris::logical_and(iris::lt(iris::broadcast_to<128, 32>(iris::expand_dims<1>(rows)), ld),
-                                           iris::lt(iris::broadcast_to<128, 32>(iris::expand_dims<0>(ks)), ld)));
-  static_assert(std::is_same_v<AMask, Tile<bool, 4096, Blocked<128, 32>>>);
-  // The accumulator's store, in its layout (MmaAcc on an NVIDIA GPU).
-  using C = decltype(iris::add(iris::add(a, iris::mul(iris::broadcast_to<L>(iris::expand_dims<1>(rows)), ld)),
-                               iris::broadcast_to<L>(iris::expand_dims<0>(rows))));
-  static_assert(std::is_same_v<C, Strided<bfloat16*, 16384, L>>,
-                "irisc's store of a dot's accumulator must go through a Strided pointer tile");
-  // And the kinds along the way.
-  CHECK(std::is_same_v<decltype(iris::broadcast_to<128, 32>(iris::expand_dims<1>(rows))),
-                       Strided<int32_t, 4096, Blocked<128, 32>>>);
-  CHECK(std::is_same_v<decltype(iris::broadcast_to<128, 32>(iris::expand_dims<0>(ks))),
-                       Strided<int32_t, 4096, Blocked<128, 32>>>);
-  CHECK(std::is_same_v<decltype(iris::broadcast_to<4, 32>(ks)), Strided<int32_t, 128, Blocked<4, 32>>>);
-  using S = Strided<int32_t, 32, Blocked<4, 8>>;
-  using SP = Strided<float*, 32, Blocked<4, 8>>;
-  constexpr S s{0, 0, 0};
-  constexpr SP sp{nullptr, 0, 0};
-  CHECK(std::is_same_v<decltype(iris::mul(s, ld)), S>);
-  CHECK(std::is_same_v<decltype(iris::mul(ld, s)), S>);
-  CHECK(std::is_same_v<decltype(iris::mul(s, int64_t{2})), Strided<int64_t, 32, Blocked<4, 8>>>);
-  CHECK(std::is_same_v<decltype(iris::add(s, 1)), S>);
-  CHECK(std::is_same_v<decltype(iris::sub(1, s)), S>);
-  CHECK(std::is_same_v<decltype(iris::add(s, s)), S>);
-  CHECK(std::is_same_v<decltype(iris::sub(s, iris::arange<4, 8>())), S>);
-  CHECK(std::is_same_v<decltype(iris::add(iris::arange<4, 8>(), s)), S>);
-  CHECK(std::is_same_v<decltype(iris::add(q, s)), Strided<const float*, 32, Blocked<4, 8>>>);
-  CHECK(std::is_same_v<decltype(iris::add(s, q)), Strided<const float*, 32, Blocked<4, 8>>>);
-  CHECK(std::is_same_v<decltype(iris::add(sp, s)), SP>);
-  CHECK(std::is_same_v<decltype(iris::sub(sp, s)), SP>);
-  CHECK(std::is_same_v<decltype(iris::add(sp, 3)), SP>);
-  CHECK(std::is_same_v<decltype(iris::add(iris::add(q, iris::arange<4, 8>()), s)),
-                       Strided<const float*, 32, Blocked<4, 8>>>);
-  CHECK(std::is_same_v<decltype(iris::mul(iris::arange<8>(), ld)), Strided<int32_t, 8>>);
-  CHECK(std::is_same_v<decltype(iris::as<int64_t>(s)), Strided<int64_t, 32, Blocked<4, 8>>>);
-  CHECK(std::is_same_v<decltype(iris::as<int16_t>(s)), Strided<int16_t, 32, Blocked<4, 8>>>);
-  CHECK(std::is_same_v<decltype(iris::as<float*>(sp)), SP>);
-  CHECK(std::is_same_v<decltype(iris::as<float>(s)), Tile<float, 32, Blocked<4, 8>>>);
-  CHECK(std::is_same_v<decltype(iris::as<int64_t>(ld)), int64_t>);  // scalars as before
-  CHECK(std::is_same_v<decltype(iris::trans(s)), Strided<int32_t, 32, Blocked<8, 4>>>);
-  CHECK(std::is_same_v<decltype(iris::trans(iris::arange<4, 8>())), Strided<int32_t, 32, Blocked<8, 4>>>);
-  CHECK(std::is_same_v<decltype(iris::reshape<8, 4>(s)), Tile<int32_t, 32, Blocked<8, 4>>>);  // rows of 4: not strided
-  CHECK(std::is_same_v<decltype(iris::reshape<8, 4>(iris::mul(iris::arange<32>(), ld))),
-                       Strided<int32_t, 32, Blocked<8, 4>>>);
-  CHECK(std::is_same_v<decltype(iris::expand_dims<1>(iris::mul(iris::arange<32>(), ld))),
-                       Strided<int32_t, 32, Blocked<32, 1>>>);
-  CHECK(std::is_same_v<decltype(iris::convert_layout<iris::DotLayout<bfloat16, 64, 64>>(
-                           iris::broadcast_to<64, 64>(iris::expand_dims<0>(iris::arange<64>())))),
-                       Strided<int32_t, 4096, iris::DotLayout<bfloat16, 64, 64>>>);
-  CHECK(std::is_same_v<decltype(iris::broadcast_to<4, 8>(s)), S>);
-  // Everything else is elementwise on registers.
-  CHECK(std::is_same_v<decltype(iris::lt(s, 3)), Tile<bool, 32, Blocked<4, 8>>>);
-  CHECK(std::is_same_v<decltype(iris::mul(s, s)), Tile<int32_t, 32, Blocked<4, 8>>>);
-  CHECK(std::is_same_v<decltype(iris::add(s, iris::zeros<int32_t, 4, 8>())), Tile<int32_t, 32, Blocked<4, 8>>>);
-  CHECK(std::is_same_v<decltype(iris::add(s, 1.5f)), Tile<float, 32, Blocked<4, 8>>>);
-  CHECK(std::is_same_v<decltype(iris::where(iris::lt(s, 3), s, 0)), Tile<int32_t, 32, Blocked<4, 8>>>);
-  CHECK(std::is_same_v<decltype(iris::neg(s)), Tile<int32_t, 32, Blocked<4, 8>>>);
-  // Tiles whose wrapped values a wider type would not reproduce stay
-  // registers: a Strided of uint32_t or int8_t widened.
-  using U = Strided<uint32_t, 32, Blocked<4, 8>>;
-  constexpr U u{0, 0, 0};
-  constexpr Strided<int8_t, 32, Blocked<4, 8>> i8{0, 0, 0};
-  CHECK(std::is_same_v<decltype(iris::add(u, int64_t{1})), Tile<int64_t, 32, Blocked<4, 8>>>);
-  CHECK(std::is_same_v<decltype(iris::add(u, 1u)), U>);
-  CHECK(std::is_same_v<decltype(iris::add(q, u)), Tile<const float*, 32, Blocked<4, 8>>>);
-  CHECK(std::is_same_v<decltype(iris::mul(i8, 2)), Tile<int, 32, Blocked<4, 8>>>);
-  CHECK(std::is_same_v<decltype(iris::as<int64_t>(u)), Tile<int64_t, 32, Blocked<4, 8>>>);
-  // The 2-D windows of the tests above are Strided too.
-  CHECK(std::is_same_v<decltype(window_offsets<4, 8>(0)), S>);
-}
-
-TEST_CASE("tile 2-D strided: a Strided's elements and its register tile") {
-  using L = iris::Blocked<4, 8>;
-  const iris::Strided<int32_t, 32, L> s{5, 100, -3};
-  for (int f = 0; f < 32; ++f) CHECK(s.at(f) == 5 + (f / 8) * 100 - 3 * (f % 8));
-  const iris::Tile<int32_t, 32, L> t = s;
-  for (int j = 0; j < L::per_thread; ++j) CHECK(t[j] == s.at(L::index(j)));
-  float x[64];
-  const iris::Strided<float*, 32, L> p{x + 40, -8, 1};
-  for (int f = 0; f < 32; ++f) CHECK(p.at(f) == x + 40 - 8 * (f / 8) + f % 8);
-}
-
-TEST_CASE("tile 2-D strided: loads and stores of blocks of bfloat16, float and int32 matrices, aligned or not") {
-  check_strided_blocks_of_layout<iris::Blocked<64, 64>>();
-  check_strided_blocks_of_layout<iris::Blocked<128, 32>>();  // the GEMM's A tile
-  check_strided_blocks_of_layout<iris::Blocked<8, 8>>();     // threads idle on a GPU
-  check_strided_blocks_of_layout<iris::Blocked<64, 2>>();    // rows shorter than a vector
-  check_strided_blocks_of_layout<iris::DotLayout<iris::bfloat16, 64, 64>>();
-  check_strided_blocks_of_layout<iris::DotLayout<iris::bfloat16, 128, 128>>();
-}
-
-TEST_CASE("tile 2-D strided: atomics through a Strided pointer tile skip masked-off elements") {
-  for (auto [ld, m, n] : {std::tuple{64, 64, 64}, {67, 64, 64}, {72, 50, 63}, {65, 17, 3}}) {
-    check_strided_atomics<iris::Blocked<64, 64>>(ld, m, n);
-    check_strided_atomics<iris::DotLayout<iris::bfloat16, 64, 64>>(ld, m, n);
-  }
-}
-
-TEST_CASE("tile 2-D strided: broadcasts, scaling, sums and differences, conversions and trans of Strided offsets") {
-  for (auto [r0, c0, ld, s] : {std::tuple{0, 0, 64, 1}, {64, 128, 200, 3}, {-5, 7, 33, -2}}) {
-    check_strided_ops<iris::Blocked<64, 64>>(r0, c0, ld, s);
-    check_strided_ops<iris::Blocked<8, 32>>(r0, c0, ld, s);
-    check_strided_ops<iris::DotLayout<iris::bfloat16, 64, 64>>(r0, c0, ld, s);
-  }
-}
-
-TEST_CASE("tile 2-D strided: 1-D offsets scaled by a run-time stride") {
-  for (auto [start, stride] : {std::pair{0, 1}, {1, 1}, {4, 1}, {2, 3}, {0, 2}}) {
-    check_strided_1d<64>(start, stride);
-    check_strided_1d<1024>(start, stride);
-  }
-  check_strided_1d<64>(64 + 3, -1);
-  check_strided_1d<1024>(1024 + 3, -1);
-}
-
-TEST_CASE("tile 2-D strided: the vector path is taken where each row is contiguous and aligned") {
-  using Square = iris::Blocked<64, 64>;
-  REQUIRE(Square::vec == 4);
-  constexpr int per = Square::per_thread;
-  std::vector<float> storage(64 * 140);  // 16-byte aligned
-  float* f = storage.data();
-  auto* h = reinterpret_cast<iris::bfloat16*>(f);
-  // float: runs of 4 (16 bytes) where col_stride is 1, row_stride a multiple
-  // of 4 (0: one row broadcast; negative: rows upwards) and the start aligned.
-  CHECK(strided_runs<float, Square>(f, 64, 1) == std::pair{per / 4, 0});
-  CHECK(strided_runs<float, Square>(f + 8, 68, 1) == std::pair{per / 4, 0});
-  CHECK(strided_runs<float, Square>(f, 0, 1) == std::pair{per / 4, 0});
-  CHECK(strided_runs<float, Square>(f + 64 * 70, -64, 1) == std::pair{per / 4, 0});
-  CHECK(strided_runs<float, Square>(f, 67, 1) == std::pair{0, per});  // odd leading dimension
-  CHECK(strided_runs<float, Square>(f, 66, 1) == std::pair{0, per});  // rows 8 bytes off
-  CHECK(strided_runs<float, Square>(f + 1, 64, 1) == std::pair{0, per});
-  CHECK(strided_runs<float, Square>(f, 64, 2) == std::pair{0, per});  // columns apart
-  CHECK(strided_runs<float, Square>(f, 1, 64) == std::pair{0, per});  // a transposed block
-  // bfloat16: runs of 4 are 8 bytes.
-  CHECK(strided_runs<iris::bfloat16, Square>(h + 4, 132, 1) == std::pair{per / 4, 0});
-  CHECK(strided_runs<iris::bfloat16, Square>(h + 2, 132, 1) == std::pair{0, per});
-  CHECK(strided_runs<iris::bfloat16, Square>(h, 130, 1) == std::pair{0, per});
-  // Rows shorter than a run (where a thread's runs are 4 long): element by element.
-  using Narrow = iris::Blocked<64, 2>;
-  CHECK(strided_runs<float, Narrow>(f, 64, 1) == std::pair{0, Narrow::per_thread});
-  // A 1-D Strided: contiguous where col_stride is 1; row_stride plays no part.
-  using Row = iris::Blocked<1024>;
-  CHECK(strided_runs<float, Row>(f, 12345, 1) == std::pair{Row::per_thread / 4, 0});
-  CHECK(strided_runs<float, Row>(f, 12345, 3) == std::pair{0, Row::per_thread});
-  // dot's accumulator layout (MmaAcc on an NVIDIA GPU: runs of 2).
-  using Acc = iris::DotLayout<iris::bfloat16, 64, 64>;
-  constexpr int accv = Acc::vec;
-  CHECK(strided_runs<iris::bfloat16, Acc>(h, 72, 1) == std::pair{Acc::per_thread / accv, 0});
-  CHECK(strided_runs<iris::bfloat16, Acc>(h, 73, 1) == std::pair{0, Acc::per_thread});
 }
 
 #if !IRIS_GPU

@@ -7,11 +7,10 @@
 // as the tile's layout, part of its type, says (types/layout.hpp). Values are
 // plain scalars or tile-like objects (types/tile.hpp): register tiles,
 // symbolic ranges and contiguous pointer tiles, so that contiguity is known at
-// compile time, and symbolic 2-D strided offsets and pointer tiles (a block of
-// a row-major matrix), whose rows are found contiguous at run time.
+// compile time.
 //
 //   types/layout.hpp     threads of an instance; layouts: which elements each holds
-//   types/tile.hpp       Tile, Range, ContigPtrs, Strided (of a layout), Tile2 and their traits
+//   types/tile.hpp       Tile, Range, ContigPtrs (of a layout), Tile2 and their traits
 //   types/program.hpp    Grid and Program (one program instance)
 //   types/checked.hpp    Checked / Unchecked: what an access carries
 //   ops/elementwise.hpp  conversion, creation, arithmetic, comparison, where

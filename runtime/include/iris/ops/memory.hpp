@@ -115,31 +115,16 @@ struct alignas(sizeof(T) * V) Chunk {
 // other elements go one at a time to `on_element(j, on)`, `on` telling whether
 // element j is active and unmasked. Load and store share it, so that both take
 // the vector path under the same conditions.
-//
-// A ContigPtrs is contiguous at compile time; its runs are aligned where its
-// base is. A Strided pointer tile is where, checked once per access at run
-// time, its col_stride is 1 (each row contiguous) and vec divides cols (a
-// run, which starts at a multiple of vec, lies in one row: known at compile
-// time); its runs are aligned where its start is and row_stride is a multiple
-// of vec (the run at (r, c) starts at start + r * row_stride + c, c a multiple
-// of vec), and otherwise every element goes alone. The condition is the same
-// in every thread of the instance.
 template <class P, class M, class OnRun, class OnElement>
 IRIS_HD void for_each_run(const P& ptr, const M& mask, OnRun on_run, OnElement on_element) {
   using T = std::remove_pointer_t<typename P::value_type>;
   using L = common_layout_t<P, M>;
-  constexpr bool strided_runs = is_strided<P> && L::cols % L::vec == 0;
-  constexpr bool vectors = (is_contig<P> || strided_runs) && vector_access<T, L>;
-  constexpr int V = is_contig<P> || vectors ? L::vec : 1;
-  constexpr auto bytes = sizeof(T) * V;
+  constexpr bool vectors = is_contig<P> && vector_access<T, L>;
+  constexpr int V = is_contig<P> ? L::vec : 1;
   const bool active = L::active();
   bool aligned = false;
-  if constexpr (vectors && is_contig<P>) {
-    aligned = reinterpret_cast<uintptr_t>(ptr.base) % bytes == 0;
-  } else if constexpr (vectors) {
-    aligned = ptr.col_stride == 1 && (L::rows == 1 || ptr.row_stride % V == 0) &&
-              reinterpret_cast<uintptr_t>(ptr.start) % bytes == 0;
-  }
+  if constexpr (vectors)
+    aligned = reinterpret_cast<uintptr_t>(ptr.base) % (sizeof(T) * V) == 0;
   // Unrolled (IRIS_UNROLL): the callers index register tiles by c + k.
   IRIS_UNROLL
   for (int c = 0; c < L::per_thread; c += V) {

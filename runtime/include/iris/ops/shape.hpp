@@ -4,18 +4,14 @@
 //
 // Blocked layouts place elements by flat index whatever the shape
 // (types/layout.hpp), so expand_dims and reshape only change the type: the
-// same elements stay in the same threads, and a Range or ContigPtrs stays one
-// (a Strided too, where its elements are start + r * row_stride + c *
-// col_stride in the new shape as well).
+// same elements stay in the same threads, and a Range or ContigPtrs stays one.
 // broadcast_to, convert_layout (between layouts that place elements
-// differently) and trans move elements: from a Range, ContigPtrs or Strided
-// they make a Strided (or keep the Range or ContigPtrs) whose start and
-// strides say where each element comes from, with no work per element
-// (broadcasting sets a stride to 0, trans swaps them); a register tile's
-// elements live in other threads' registers on the GPU and go through the
-// exchange (ops/block.hpp), which costs the tile's size in shared memory and
-// two synchronisations of the instance, so every thread of the instance must
-// call them.
+// differently) and trans move elements: from a Range or ContigPtrs each
+// thread computes its elements directly; a register tile's elements live in
+// other threads' registers on the GPU and go through the exchange
+// (ops/block.hpp), which costs the tile's size in shared memory and two
+// synchronisations of the instance, so every thread of the instance must call
+// them.
 #pragma once
 
 #include <type_traits>
@@ -37,17 +33,6 @@ IRIS_HD auto retype(const X& x) {
     return Range<T, L::size, L>{x.start};
   } else if constexpr (is_contig<X>) {
     return ContigPtrs<std::remove_pointer_t<T>, L::size, L>{x.base};
-  } else if constexpr (is_strided<X>) {
-    using From = layout_of<X>;
-    using R = Strided<T, L::size, L>;
-    if constexpr (From::cols == L::cols) {
-      return R{x.start, x.row_stride, x.col_stride};  // the same shape
-    } else if constexpr (From::rows == 1) {
-      // start + f * col_stride: r * cols + c of any shape.
-      return R{x.start, static_cast<typename R::stride_type>(L::cols * x.col_stride), x.col_stride};
-    } else {
-      return retype<L>(Tile<T, X::size, From>(x));  // rows of another length: not strided
-    }
   } else {
     Tile<T, L::size, L> out;
     for (int j = 0; j < L::per_thread; ++j) out.v[j] = x.v[j];
@@ -87,11 +72,11 @@ IRIS_HD auto reshape(const X& x) {
 
 // x, a tile of L's shape (a 1-D tile of N counting as (1, N)), in layout L
 // (a layout class, types/layout.hpp): x itself where it already has layout L;
-// a Range, ContigPtrs or Strided stays one (it is start + f, base + f or
-// start + r * row_stride + c * col_stride in any layout); a register tile of
-// a blocked layout to another blocked layout is a change of type (they place
-// elements alike); any other register tile moves its elements through the
-// exchange (ops/block.hpp), so every thread of the instance must call it. What generated code uses to bring a tile into dot's
+// a Range or ContigPtrs stays one (it is start + f or base + f in any
+// layout); a register tile of a blocked layout to another blocked layout is a
+// change of type (they place elements alike); any other register tile moves
+// its elements through the exchange (ops/block.hpp), so every thread of the
+// instance must call it. What generated code uses to bring a tile into dot's
 // accumulator layout (convert_layout<DotLayout<T, M, N>>(x)) and back.
 template <Layout L, class X>
 IRIS_HD auto convert_layout(const X& x) {
@@ -106,8 +91,6 @@ IRIS_HD auto convert_layout(const X& x) {
       return Range<T, L::size, L>{x.start};
     } else if constexpr (is_contig<X>) {
       return ContigPtrs<std::remove_pointer_t<T>, L::size, L>{x.base};
-    } else if constexpr (is_strided<X>) {
-      return Strided<T, L::size, L>{x.start, x.row_stride, x.col_stride};
     } else if constexpr (is_blocked<layout_of<X>> && is_blocked<L>) {
       return detail::retype<L>(x);
     } else {
@@ -120,10 +103,8 @@ IRIS_HD auto convert_layout(const X& x) {
 // in layout L: each of R and C is 1 or the target's. A scalar fills a
 // register tile. Where x already has the target's shape, convert_layout<L>(x)
 // (x itself where it has layout L too). Otherwise element (r, c) of the
-// result is x's (R == 1 ? 0 : r, C == 1 ? 0 : c): from a Range, ContigPtrs or
-// Strided a Strided whose stride along a stretched dimension is 0 (a row
-// (N) or (1, N) of a Range: row_stride 0, col_stride 1; a column (M, 1): 1
-// and 0), through the exchange from a register tile.
+// result is x's (R == 1 ? 0 : r, C == 1 ? 0 : c): computed by each thread
+// from a Range or ContigPtrs, through the exchange from a register tile.
 template <Layout L, class X>
 IRIS_HD auto broadcast_to(const X& x) {
   constexpr int M = L::rows, N = L::cols;
@@ -138,11 +119,6 @@ IRIS_HD auto broadcast_to(const X& x) {
                   "target's");
     if constexpr (R == M && C == N) {
       return convert_layout<L>(x);
-    } else if constexpr (is_symbolic<X>) {
-      const auto s = detail::as_strided(x);
-      using S = typename decltype(s)::stride_type;
-      return Strided<typename X::value_type, L::size, L>{s.start, R == 1 ? S{0} : s.row_stride,
-                                                         C == 1 ? S{0} : s.col_stride};
     } else {
       return detail::gather<L>(x, [](int f) { return (R == 1 ? 0 : f / N) * C + (C == 1 ? 0 : f % N); });
     }
@@ -156,18 +132,12 @@ IRIS_HD auto broadcast_to(const X& x) {
   return broadcast_to<Blocked<M, N>>(x);
 }
 
-// The transpose of a 2-D tile (R, C): (C, R), element (c, r) = x's (r, c); of
-// a Range, ContigPtrs or Strided a Strided with the strides swapped.
+// The transpose of a 2-D tile (R, C): (C, R), element (c, r) = x's (r, c).
 template <class X>
 IRIS_HD auto trans(const X& x) {
   static_assert(rank_of<X> == 2, "trans takes a 2-D tile");
   constexpr int R = rows_of<X>, C = cols_of<X>;
-  if constexpr (is_symbolic<X>) {
-    const auto s = detail::as_strided(x);
-    return Strided<typename X::value_type, X::size, Blocked<C, R>>{s.start, s.col_stride, s.row_stride};
-  } else {
-    return detail::gather<Blocked<C, R>>(x, [](int f) { return (f % R) * C + f / R; });
-  }
+  return detail::gather<Blocked<C, R>>(x, [](int f) { return (f % R) * C + f / R; });
 }
 
 }  // namespace iris

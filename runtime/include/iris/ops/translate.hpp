@@ -1,6 +1,5 @@
 // `p @ r`: the distance between the two heaps is computed once per pointer
-// (or pointer tile) and added to each address (to the base or start only of
-// a ContigPtrs or Strided). Checked builds check the rank,
+// (or pointer tile) and added to each address. Checked builds check the rank,
 // and that a scalar pointer lies in this rank's heap before it moves; a
 // tile's elements are checked by the access that uses them, which knows the
 // mask.
@@ -37,7 +36,6 @@ IRIS_HD auto translate_to(const Program& p, const P& ptr, int to_rank, const C& 
     return reinterpret_cast<decltype(q)>(reinterpret_cast<char*>(q) + delta);
   };
   if constexpr (is_contig<P>) return P{shift(ptr.base)};
-  else if constexpr (is_strided<P>) return P{shift(ptr.start), ptr.row_stride, ptr.col_stride};
   else return zip(shift, ptr);
 }
 
