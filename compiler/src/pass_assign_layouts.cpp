@@ -10,7 +10,9 @@
 //     it, and its other operands are laid out again: trees of creations,
 //     broadcasts, elementwise operations and loads simply compute each element
 //     where the new layout puts it (offsets and masks of a store of the
-//     accumulator, for one), and anything else gets a convert_layout.
+//     accumulator, for one), a `let` of offsets or a mask built from aranges
+//     and scalars is computed again in it, and anything else gets a
+//     convert_layout.
 //   - Operations that need the blocked layout (trans, reshape, reductions
 //     along an axis, adding an axis, dot's operands, calls, variables of
 //     other layouts) get a convert_layout of a Dot operand.
@@ -20,6 +22,7 @@
 #include "irisc/tir_walk.h"
 
 #include <unordered_map>
+#include <unordered_set>
 
 namespace irisc {
 namespace {
@@ -58,6 +61,11 @@ class LayoutAssigner {
 
   void function(TirFunction& f) {
     accumulators(f);
+    mutable_.clear();
+    let_values_.clear();
+    for_each_stmt(f.body, [&](TirStmt* s) {
+      if (s->kind == TirStmtKind::Var || s->kind == TirStmtKind::Assign) mutable_.insert(s->var);
+    });
     for_each_stmt(f.body, [&](TirStmt* s) {
       for (TirValue** slot : {&s->value, &s->low, &s->high, &s->step}) rewrite_value(*slot, [&](TirValue* v) {
         return value(v);
@@ -127,6 +135,7 @@ class LayoutAssigner {
     if (!s.var || !s.value || !s.var->type.is_tile()) return;
     if (s.kind == TirStmtKind::Let && s.keeps_value_type && s.var->type.layout != TirLayout::Dot) {
       s.var->type = s.var->type.laid_out_like(s.value->type);
+      if (recomputable(*s.value)) let_values_[s.var] = s.value;
       return;
     }
     if (s.kind == TirStmtKind::Let || s.kind == TirStmtKind::Var || s.kind == TirStmtKind::Assign)
@@ -142,6 +151,9 @@ class LayoutAssigner {
   // element can be computed where it is needed, converted otherwise.
   TirValue* in_layout(TirValue* v, const TirType& to) {
     if (!v->type.is_tile() || v->type.same_layout(to)) return v;
+    // A let computed from aranges and scalars (a block's offsets or mask) is
+    // computed again in the new layout rather than moved between threads.
+    if (v->op == TirOp::Read && let_values_.count(v->var)) return in_layout(clone(let_values_.at(v->var)), to);
     if (relayable(*v)) {
       v->type = v->type.laid_out_like(to);
       for (TirValue*& operand : v->operands)
@@ -150,6 +162,32 @@ class LayoutAssigner {
     }
     TirValue* c = m_.make_value(TirOp::ConvertLayout, v->type.laid_out_like(to), v->loc);
     c->operands.push_back(v);
+    return c;
+  }
+
+  // Cheap to compute again later, with the same result: no memory access, no
+  // call, no read of a variable that an assignment may have changed since.
+  bool recomputable(const TirValue& v) const {
+    if (v.op == TirOp::Read && mutable_.count(v.var)) return false;
+    switch (tir_op_info(v.op).category) {
+      case TirCategory::Memory:
+      case TirCategory::Atomic:
+      case TirCategory::Sync:
+      case TirCategory::Call:
+      case TirCategory::Contract:
+      case TirCategory::Reduce: return false;
+      default: break;
+    }
+    for (const TirValue* o : v.operands)
+      if (o && !recomputable(*o)) return false;
+    return true;
+  }
+
+  TirValue* clone(const TirValue* v) {
+    if (!v) return nullptr;
+    TirValue* c = m_.make_value(v->op, v->type, v->loc);
+    *c = *v;
+    for (TirValue*& o : c->operands) o = clone(o);
     return c;
   }
 
@@ -166,6 +204,9 @@ class LayoutAssigner {
   }
 
   TirModule& m_;
+  // Lets (of a kept value type) that recomputable() allows to compute again.
+  std::unordered_map<const TirVar*, const TirValue*> let_values_;
+  std::unordered_set<const TirVar*> mutable_;  // variables of `var` statements
 };
 
 }  // namespace
