@@ -135,7 +135,7 @@ class LayoutAssigner {
     if (!s.var || !s.value || !s.var->type.is_tile()) return;
     if (s.kind == TirStmtKind::Let && s.keeps_value_type && s.var->type.layout != TirLayout::Dot) {
       s.var->type = s.var->type.laid_out_like(s.value->type);
-      if (recomputable(*s.value)) let_values_[s.var] = s.value;
+      if (recomputable_here(*s.value)) let_values_[s.var] = s.value;
       return;
     }
     if (s.kind == TirStmtKind::Let || s.kind == TirStmtKind::Var || s.kind == TirStmtKind::Assign)
@@ -153,7 +153,7 @@ class LayoutAssigner {
     if (!v->type.is_tile() || v->type.same_layout(to)) return v;
     // A let computed from aranges and scalars (a block's offsets or mask) is
     // computed again in the new layout rather than moved between threads.
-    if (v->op == TirOp::Read && let_values_.count(v->var)) return in_layout(clone(let_values_.at(v->var)), to);
+    if (v->op == TirOp::Read && let_values_.count(v->var)) return in_layout(clone_tree(m_, let_values_.at(v->var)), to);
     if (relayable(*v)) {
       v->type = v->type.laid_out_like(to);
       for (TirValue*& operand : v->operands)
@@ -165,30 +165,10 @@ class LayoutAssigner {
     return c;
   }
 
-  // Cheap to compute again later, with the same result: no memory access, no
-  // call, no read of a variable that an assignment may have changed since.
-  bool recomputable(const TirValue& v) const {
-    if (v.op == TirOp::Read && mutable_.count(v.var)) return false;
-    switch (tir_op_info(v.op).category) {
-      case TirCategory::Memory:
-      case TirCategory::Atomic:
-      case TirCategory::Sync:
-      case TirCategory::Call:
-      case TirCategory::Contract:
-      case TirCategory::Reduce: return false;
-      default: break;
-    }
-    for (const TirValue* o : v.operands)
-      if (o && !recomputable(*o)) return false;
-    return true;
-  }
-
-  TirValue* clone(const TirValue* v) {
-    if (!v) return nullptr;
-    TirValue* c = m_.make_value(v->op, v->type, v->loc);
-    *c = *v;
-    for (TirValue*& o : c->operands) o = clone(o);
-    return c;
+  // Computable again later with the same result: recomputable, and reading
+  // no variable that an assignment may have changed since.
+  bool recomputable_here(const TirValue& v) const {
+    return recomputable(&v, [&](const TirValue& node) { return node.op != TirOp::Read || !mutable_.count(node.var); });
   }
 
   static bool relayable(const TirValue& v) {
@@ -204,7 +184,7 @@ class LayoutAssigner {
   }
 
   TirModule& m_;
-  // Lets (of a kept value type) that recomputable() allows to compute again.
+  // Lets (of a kept value type) that recomputable_here() allows to compute again.
   std::unordered_map<const TirVar*, const TirValue*> let_values_;
   std::unordered_set<const TirVar*> mutable_;  // variables of `var` statements
 };

@@ -13,7 +13,7 @@
 // P(k + s) is the load's tree with the loop variable advanced and the body's
 // `let`s it reads inlined. A loop qualifies only when its body is lets, then
 // dot accumulations, and nothing in it but its loads touches memory (no stores, atomics, waits or calls: a wait may be
-// what makes the next tile ready) and its bounds and step are pure, so that
+// what makes the next tile ready) and its bounds and step are recomputable, so that
 // the loads may move and the bounds may be evaluated again.
 #include "irisc/passes.h"
 #include "irisc/tir_walk.h"
@@ -23,31 +23,16 @@
 namespace irisc {
 namespace {
 
-// A value with no effect and no memory read: it may be evaluated again.
-bool pure(const TirValue* v) {
-  if (!v) return true;
-  switch (tir_op_info(v->op).category) {
-    case TirCategory::Memory:
-    case TirCategory::Atomic:
-    case TirCategory::Sync:
-    case TirCategory::Call:
-    case TirCategory::Contract: return false;
-    default: break;
-  }
-  for (const TirValue* o : v->operands)
-    if (!pure(o)) return false;
-  return true;
-}
-
-// A loop body's value that only loads: pure, or loads of pure pointers, masks and `other`.
+// A loop body's value that only loads: recomputable, or a load of
+// recomputable pointers, mask and `other`.
 bool only_loads(const TirValue* v) {
   if (!v) return true;
   if (v->op == TirOp::Load) {
     for (const TirValue* o : v->operands)
-      if (!pure(o)) return false;
+      if (!recomputable(o)) return false;
     return true;
   }
-  return pure(v);
+  return recomputable(v);
 }
 
 class Pipeliner {
@@ -113,14 +98,16 @@ class Pipeliner {
   enum class Advance { None, ToLow, ByStep };
 
   bool qualifies(const TirStmt& loop) const {
-    if (loop.kind != TirStmtKind::For || !pure(loop.low) || !pure(loop.high) || !pure(loop.step)) return false;
+    if (loop.kind != TirStmtKind::For || !recomputable(loop.low) || !recomputable(loop.high) ||
+        !recomputable(loop.step))
+      return false;
     bool dots = false;
     for (const TirStmt* s : loop.body->stmts) {
       // Lets first, then dots: the next tiles load between the two.
       if (s->kind == TirStmtKind::Let && only_loads(s->value) && !dots) continue;
       bool accumulates = s->kind == TirStmtKind::Assign && s->value->op == TirOp::Dot &&
                          only_loads(s->value->operands[0]) && only_loads(s->value->operands[1]) &&
-                         pure(s->value->operands[2]);
+                         recomputable(s->value->operands[2]);
       if (!accumulates) return false;
       dots = true;
     }
@@ -177,14 +164,12 @@ class Pipeliner {
   // A copy of v's tree, the body's lets inlined and the loop variable
   // replaced as `advance` says.
   TirValue* clone(const TirValue* v, Advance advance) {
-    if (!v) return nullptr;
-    if (v->op == TirOp::Read && v->var == loop_->var && advance != Advance::None)
-      return advance == Advance::ToLow ? clone(loop_->low, Advance::None) : advanced_var();
-    if (v->op == TirOp::Read && lets_.count(v->var)) return clone(lets_.at(v->var), advance);
-    TirValue* c = m_.make_value(v->op, v->type, v->loc);
-    *c = *v;
-    for (TirValue*& o : c->operands) o = clone(o, advance);
-    return c;
+    return clone_tree(m_, v, [&](const TirValue& node) -> TirValue* {
+      if (node.op != TirOp::Read) return nullptr;
+      if (node.var == loop_->var && advance != Advance::None)
+        return advance == Advance::ToLow ? clone(loop_->low, Advance::None) : advanced_var();
+      return lets_.count(node.var) ? clone(lets_.at(node.var), advance) : nullptr;
+    });
   }
 
   TirModule& m_;

@@ -1,5 +1,7 @@
 // Walks over a function's TIR, for the passes: every statement in order, and
-// every value slot, operands before the value that uses them.
+// every value slot, operands before the value that uses them; and what the
+// passes that move or copy values share: whether a tree may be evaluated
+// again, and copying one.
 #pragma once
 
 #include "irisc/tir.h"
@@ -40,6 +42,45 @@ void for_each_value(TirFunction& function, Visit&& visit) {
     visit(v);
     return v;
   });
+}
+
+// Whether v's tree may be evaluated again, elsewhere, with the same result
+// and no effect: no memory access, synchronisation, call, dot or reduction
+// (a null slot is), and also(node) holds for every node.
+template <class Also>
+bool recomputable(const TirValue* v, Also&& also) {
+  if (!v) return true;
+  switch (tir_op_info(v->op).category) {
+    case TirCategory::Memory:
+    case TirCategory::Atomic:
+    case TirCategory::Sync:
+    case TirCategory::Call:
+    case TirCategory::Contract:
+    case TirCategory::Reduce: return false;
+    default: break;
+  }
+  if (!also(*v)) return false;
+  for (const TirValue* o : v->operands)
+    if (!recomputable(o, also)) return false;
+  return true;
+}
+inline bool recomputable(const TirValue* v) {
+  return recomputable(v, [](const TirValue&) { return true; });
+}
+
+// A copy of v's tree in `module`; where substitute(node) returns a value, that
+// value stands for the node's copy (the loop variable advanced, a let inlined).
+template <class Substitute>
+TirValue* clone_tree(TirModule& module, const TirValue* v, Substitute&& substitute) {
+  if (!v) return nullptr;
+  if (TirValue* replaced = substitute(*v)) return replaced;
+  TirValue* c = module.make_value(v->op, v->type, v->loc);
+  *c = *v;
+  for (TirValue*& o : c->operands) o = clone_tree(module, o, substitute);
+  return c;
+}
+inline TirValue* clone_tree(TirModule& module, const TirValue* v) {
+  return clone_tree(module, v, [](const TirValue&) -> TirValue* { return nullptr; });
 }
 
 }  // namespace irisc
