@@ -451,6 +451,82 @@ void check_dot_in_layout_of_type() {
   check_dot_chain<T, 64, 16, 32, 64>();
 }
 
+// ------------------------------------------------- dot from shared-memory stages
+// out = a x b over a K loop of Steps blocks of K, pipelined as generated code
+// does it: rings of Stages shared-memory tiles (SharedStages) that copy_async
+// fills Stages - 1 blocks ahead, and dot reading the stages. a has m valid rows
+// of M and k valid columns, leading dimension lda; b k valid rows and n valid
+// columns of N, leading dimension ldb. Masked-off elements are `other`, 0.
+template <class T, int M, int K, int N, int Stages, int Steps>
+struct StagedDot {
+  using AStages = iris::SharedStages<T, M, K, Stages>;
+  using BStages = iris::SharedStages<T, K, N, Stages>;
+  static constexpr std::size_t dynamic_shared_bytes = AStages::bytes + BStages::bytes;
+  static IRIS_DEVICE void run(const Program&, const T* a, const T* b, float* out, int lda, int ldb, int m, int k,
+                              int n) {
+    using namespace iris;
+    using L = DotLayout<T, M, N>;
+    const AStages a_stages{dynamic_shared()};
+    const BStages b_stages{a_stages.end()};
+    auto issue = [&](int s) {
+      copy_async(a_stages[s % Stages], add(a + s * K, window_offsets<M, K>(lda)), window_mask<M, K>(m, k - s * K),
+                 T(0));
+      copy_async(b_stages[s % Stages], add(b + s * K * ldb, window_offsets<K, N>(ldb)),
+                 window_mask<K, N>(k - s * K, n), T(0));
+    };
+    for (int s = 0; s < Stages - 1; ++s) {
+      if (s < Steps) issue(s);
+      commit_async();
+    }
+    auto c = zeros<float, L>();
+    for (int i = 0; i < Steps; ++i) {
+      wait_async<Stages - 2>();
+      if (i + Stages - 1 < Steps) issue(i + Stages - 1);
+      commit_async();
+      c = dot(a_stages[i % Stages], b_stages[i % Stages], c);
+    }
+    store(add(out, arange<L>()), c);
+  }
+};
+
+template <class T, int M, int K, int N, int Stages, int Steps>
+void check_staged_dot(int m, int k, int n, int lda, int ldb) {
+  CAPTURE(M);
+  CAPTURE(K);
+  CAPTURE(N);
+  CAPTURE(Stages);
+  CAPTURE(k);
+  CAPTURE(lda);
+  auto a_at = [](int r, int kk) { return (r * 3 + kk * 5) % 7 - 3; };
+  auto b_at = [](int kk, int c) { return (kk * 2 + c * 3) % 5 - 2; };
+  // Elements outside the valid window hold a value that would show if read.
+  Buffer<T> a(M * lda, T(50)), b(Steps * K * ldb, T(50));
+  Buffer<float> out(M * N, kSentinel);
+  for (int r = 0; r < m; ++r)
+    for (int kk = 0; kk < k; ++kk) a[r * lda + kk] = static_cast<T>(a_at(r, kk));
+  for (int kk = 0; kk < k; ++kk)
+    for (int c = 0; c < n; ++c) b[kk * ldb + c] = static_cast<T>(b_at(kk, c));
+  run<StagedDot<T, M, K, N, Stages, Steps>>(1, a.data(), b.data(), out.data(), lda, ldb, m, k, n);
+  for (int r = 0; r < M; ++r)
+    for (int c = 0; c < N; ++c) {
+      CAPTURE(r);
+      CAPTURE(c);
+      float expected = 0;
+      if (r < m && c < n)
+        for (int kk = 0; kk < k; ++kk) expected += static_cast<float>(a_at(r, kk) * b_at(kk, c));
+      REQUIRE(out[r * N + c] == expected);
+    }
+}
+
+template <class T>
+void check_staged_dot_of_type() {
+  check_staged_dot<T, 128, 32, 128, 3, 4>(128, 128, 128, 128, 128);  // the GEMM's tiles, aligned and whole
+  check_staged_dot<T, 128, 64, 128, 4, 3>(128, 192, 128, 192, 128);  // 128 KiB: over the 48 KiB default
+  check_staged_dot<T, 64, 32, 64, 2, 3>(50, 77, 60, 79, 64);        // partial runs; odd rows misaligned
+  check_staged_dot<T, 64, 16, 128, 4, 5>(64, 80, 128, 80, 136);
+  check_staged_dot<T, 32, 32, 32, 3, 1>(32, 32, 32, 32, 32);        // fewer blocks than stages
+}
+
 // Region k of out (M * N elements each, stored through a pointer tile in the
 // value's own layout) holds result k, of layout L and the default one; xr
 // holds M values, yc N; region kLayoutResults the row sums of x.
@@ -624,6 +700,12 @@ TEST_CASE("tile 2-D: dot of bfloat16, half, float and int8 tiles plus an accumul
 TEST_CASE("tile 2-D: dot with the accumulator in DotLayout (tensor cores on an NVIDIA GPU), over a loop of K blocks") {
   check_dot_in_layout_of_type<iris::bfloat16>();
   check_dot_in_layout_of_type<iris::half>();
+}
+
+TEST_CASE("tile 2-D: dot from shared-memory stages filled by copy_async, over a pipelined loop of K blocks") {
+  check_staged_dot_of_type<iris::bfloat16>();
+  check_staged_dot_of_type<iris::half>();
+  check_staged_dot<float, 32, 16, 32, 2, 3>(30, 45, 31, 47, 32);  // the generic dot; 16-byte runs
 }
 
 TEST_CASE("tile 2-D: arange, zeros, full, broadcast_to and convert_layout in a given layout") {

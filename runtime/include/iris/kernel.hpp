@@ -5,6 +5,9 @@
 // where every rank is a host thread, with any C++ compiler.
 #pragma once
 
+#include <algorithm>  // std::max of a kernel's dynamic_shared_bytes
+#include <cstddef>
+
 #include "iris/device.hpp"
 #include "iris/numeric.hpp"
 #include "iris/target.hpp"
@@ -24,6 +27,7 @@ struct Stream {};
 // Runs Kernel::run for every program instance of `grid` on the calling rank.
 template <class Kernel, class... Args>
 void launch_kernel(Grid grid, Stream, const DeviceContext& ctx, Args... args) {
+  static_assert(dynamic_shared_bytes_of<Kernel>() <= kMaxDynamicSharedBytes);  // dynamic_shared()'s buffer
   const int total = grid.x * grid.y * grid.z;
   launch(ctx, total, [&](int pid, int) {
     Program program{ctx, {pid % grid.x, (pid / grid.x) % grid.y, pid / (grid.x * grid.y)},

@@ -17,7 +17,9 @@
 
 #include <hip/hip_runtime.h>
 
+#include <atomic>
 #include <climits>
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -51,6 +53,32 @@ std::string kernel_name() {
   return std::string(sig.substr(from, end == std::string_view::npos ? std::string_view::npos : end - from));
 }
 
+// Lets launches of `entry` on the current device use `bytes` of dynamic shared
+// memory, where that is more than the 48 KiB that every kernel may use: an
+// opt-in per function and device, made once per device (devices 0 to 63).
+template <class Entry, class Where>
+void allow_dynamic_shared(Entry* entry, std::size_t bytes, Where where) {
+  constexpr std::size_t kDefaultLimit = 48 * 1024;
+  if (bytes <= kDefaultLimit) return;
+  static std::atomic<unsigned long long> allowed{0};  // a bit per device, for this entry
+  int device = 0;
+  hipError_t e = hipGetDevice(&device);
+  const unsigned long long bit = 1ull << (device & 63);
+  if (e == hipSuccess && (allowed.load(std::memory_order_relaxed) & bit)) return;
+  int limit = 0;
+  if (e == hipSuccess) e = hipDeviceGetAttribute(&limit, hipDeviceAttributeSharedMemPerBlockOptin, device);
+  if (e == hipSuccess && bytes > static_cast<std::size_t>(limit)) {
+    throw Error(where() + ": its pipelined loops need " + std::to_string(bytes) +
+                " bytes of shared memory, device " + std::to_string(device) + " allows " + std::to_string(limit) +
+                "; use smaller tiles");
+  }
+  if (e == hipSuccess)
+    e = hipFuncSetAttribute(reinterpret_cast<const void*>(entry), hipFuncAttributeMaxDynamicSharedMemorySize,
+                            static_cast<int>(bytes));
+  if (e != hipSuccess) throw Error(where() + ": cannot reserve its shared memory: " + hipGetErrorString(e));
+  allowed.fetch_or(bit, std::memory_order_relaxed);
+}
+
 // Remembers a launch on a stream other than the rank's own, so that the rank's next
 // Rank::barrier() waits for it too (runtime library; records an event).
 void track_launch(hipStream_t stream);
@@ -74,7 +102,9 @@ void launch_kernel(Grid grid, Stream stream, const DeviceContext& ctx, Args... a
   if (grid.x == 0 || grid.y == 0 || grid.z == 0) return;  // no program instances
   if (stream == nullptr) stream = hipStreamPerThread;
   const dim3 blocks(static_cast<unsigned>(grid.x), static_cast<unsigned>(grid.y), static_cast<unsigned>(grid.z));
-  detail::kernel_entry<Kernel, Args...><<<blocks, dim3(kThreads), 0, stream>>>(ctx, args...);
+  constexpr std::size_t shared = dynamic_shared_bytes_of<Kernel>();
+  detail::allow_dynamic_shared(&detail::kernel_entry<Kernel, Args...>, shared, where);
+  detail::kernel_entry<Kernel, Args...><<<blocks, dim3(kThreads), shared, stream>>>(ctx, args...);
   const hipError_t e = hipGetLastError();
   if (e != hipSuccess) {
     throw Error(where() + " failed: " + hipGetErrorName(e) + ": " + hipGetErrorString(e));

@@ -13,6 +13,7 @@
 //   types/tile.hpp       Tile, Range, ContigPtrs (of a layout), Tile2 and their traits
 //   types/program.hpp    Grid and Program (one program instance)
 //   types/checked.hpp    Checked / Unchecked: what an access carries
+//   types/shared.hpp     SharedTile, SharedStages: swizzled tiles in shared memory
 //   ops/elementwise.hpp  conversion, creation, arithmetic, comparison, where
 //   ops/program.hpp      program_id, num_programs, rank, world_size
 //   ops/translate.hpp    `p @ r`
@@ -23,12 +24,14 @@
 //   ops/reduce.hpp       sum, max, min, of a whole tile or along an axis
 //   ops/shape.hpp        expand_dims, reshape, broadcast_to, trans
 //   ops/dot.hpp          dot: matrix product plus accumulator
+//   ops/copy_async.hpp   copy_async, commit_async, wait_async: a K loop's stages
 //
 // The operations use the target's primitives (iris/device.hpp).
 #pragma once
 
 #include "iris/ops/atomic.hpp"
 #include "iris/ops/block.hpp"
+#include "iris/ops/copy_async.hpp"
 #include "iris/ops/dot.hpp"
 #include "iris/ops/elementwise.hpp"
 #include "iris/ops/memory.hpp"

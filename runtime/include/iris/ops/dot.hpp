@@ -22,6 +22,12 @@
 //    layout, with a loop over K.
 //
 // Both stage a and b in at most 48 KiB of static shared memory.
+//
+// a and b may also be tiles in shared memory (SharedTile, types/shared.hpp:
+// the stages of a pipelined K loop, filled by copy_async). Then nothing is
+// staged and nothing synchronised (wait_async did), and dot reads them where
+// they are: with mma_dot_shared where the register path would take the tensor
+// cores, element by element otherwise.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +36,7 @@
 #include "iris/numeric.hpp"
 #include "iris/ops/block.hpp"
 #include "iris/types/layout.hpp"
+#include "iris/types/shared.hpp"
 #include "iris/types/tile.hpp"
 
 #if IRIS_NVIDIA_GPU
@@ -58,6 +65,40 @@ constexpr bool dot_shapes_agree() {
 
 }  // namespace detail
 
+namespace detail {
+// The checks of dot on element types, shared by both entries.
+template <class T, class R>
+constexpr bool dot_types_agree() {
+  using Accumulator = typename dot_accumulator<T>::type;
+  static_assert(!std::is_void_v<Accumulator>, "dot: a and b must be half, bfloat16, float or int8_t tiles");
+  static_assert(std::is_void_v<Accumulator> || std::is_same_v<R, Accumulator>,
+                "dot: acc must be float for half, bfloat16 and float tiles, int32_t for int8_t tiles");
+  return true;
+}
+}  // namespace detail
+
+template <class T, int M, int K, int N, class C>
+IRIS_HD auto dot(SharedTile<T, M, K> a, SharedTile<T, K, N> b, const C& acc) {
+  static_assert(rank_of<C> == 2, "dot takes 2-D tiles");
+  static_assert(detail::dot_shapes_agree<M, K, K, N, rows_of<C>, cols_of<C>>());
+  using R = typename C::value_type;
+  static_assert(detail::dot_types_agree<T, R>());
+  using LC = layout_of<C>;
+#if IRIS_NVIDIA_GPU
+  if constexpr (detail::use_mma_dot<T, R, LC, K>) {
+    return detail::mma_dot_shared<T, M, K, N>(a, b, acc);
+  } else
+#endif
+  {
+    return detail::generate<LC>([&](int f, int j) {
+      const int r = f / N, c = f % N;
+      R sum = acc[j];
+      for (int k = 0; k < K; ++k) sum += static_cast<R>(*a.at(r, k)) * static_cast<R>(*b.at(k, c));
+      return sum;
+    });
+  }
+}
+
 template <class A, class B, class C>
 IRIS_HD auto dot(const A& a, const B& b, const C& acc) {
   static_assert(rank_of<A> == 2 && rank_of<B> == 2 && rank_of<C> == 2, "dot takes 2-D tiles");
@@ -66,10 +107,7 @@ IRIS_HD auto dot(const A& a, const B& b, const C& acc) {
   using T = typename A::value_type;
   using R = typename C::value_type;
   static_assert(std::is_same_v<T, typename B::value_type>, "dot: a and b must have the same element type");
-  using Accumulator = typename detail::dot_accumulator<T>::type;
-  static_assert(!std::is_void_v<Accumulator>, "dot: a and b must be half, bfloat16, float or int8_t tiles");
-  static_assert(std::is_void_v<Accumulator> || std::is_same_v<R, Accumulator>,
-                "dot: acc must be float for half, bfloat16 and float tiles, int32_t for int8_t tiles");
+  static_assert(detail::dot_types_agree<T, R>());
   static_assert(detail::staged_bytes<A> + detail::staged_bytes<B> <= detail::kStaticSharedBytes,
                 "dot stages a and b in at most 48 KiB of static shared memory: use smaller tiles "
                 "(BLOCK_M * BLOCK_K + BLOCK_K * BLOCK_N elements)");

@@ -2,18 +2,14 @@
 // f32 accumulators and half or bfloat16 inputs (sm_80 and later), fed from
 // shared memory by ldmatrix. Included by dot.hpp on NVIDIA targets only.
 //
-// detail::mma_dot(a, b, acc) computes dot for an accumulator of layout
-// MmaAcc<M, N> (types/layout.hpp), whose element j of a thread is register
-// j % 4 of mma tile j / 4 of its warp: the instructions accumulate into the
-// tile's registers in place. a (M, K) and b (K, N), of any layout (the
-// default one, as loaded from memory, in practice), are staged row-major in
-// static shared memory with rows padded by 8 elements (16 bytes: the 8 rows
-// that one ldmatrix phase reads then fall in different banks) where that
-// still fits in 48 KiB, the instance synchronises, each warp runs over K in
-// steps of 16 (A fragments: ldmatrix.x4; B fragments: ldmatrix.x4.trans, two
-// n-tiles at once, from row-major b), and the instance synchronises again, so
-// that the next user of the memory may write it (the area is the exchange's
-// for that size, ops/block.hpp).
+// The accumulator has layout MmaAcc<M, N> (types/layout.hpp), whose element j
+// of a thread is register j % 4 of mma tile j / 4 of its warp: the
+// instructions accumulate into the tile's registers in place. Two entries:
+//   mma_dot          register tiles a and b, staged in shared memory first;
+//   mma_dot_shared   a and b already in shared memory (a pipelined K loop's
+//                    stages, types/shared.hpp).
+// Both end in mma_accumulate, which reads a and b through address functions,
+// so the padded staging area and the swizzled stages share one loop.
 //
 // Only the device pass for sm_80 and later has the instructions
 // (IRIS_MMA_SM80); elsewhere dot takes its generic path, which serves every
@@ -28,6 +24,7 @@
 #include "iris/ops/block.hpp"
 #include "iris/ops/memory.hpp"
 #include "iris/types/layout.hpp"
+#include "iris/types/shared.hpp"
 #include "iris/types/tile.hpp"
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
@@ -126,13 +123,63 @@ template <class T, class R, class LC, int K>
 inline constexpr bool use_mma_dot =
     IRIS_MMA_SM80 && is_mma_input<T> && std::is_same_v<R, float> && is_mma_acc<LC> && K % 16 == 0;
 
+#if IRIS_MMA_SM80
+// out (M, N), in MmaAcc<M, N>, += a (M, K) x b (K, N), both in shared memory:
+// a_at(r, c) and b_at(r, c) give the address of element (r, c), whose run of
+// 8 elements along the row (one ldmatrix row) is contiguous there. Each warp
+// runs over K in steps of 16 (A fragments: ldmatrix.x4; B fragments:
+// ldmatrix.x4.trans, two n-tiles at once, from row-major b).
+template <class T, int M, int K, int N, class Out, class AAt, class BAt>
+__device__ __forceinline__ void mma_accumulate(Out& out, AAt a_at, BAt b_at) {
+  using G = typename layout_of<Out>::Grid;
+  const int t = thread_index(), warp = t / 32, lane = t % 32;
+  const int wm = warp / G::WN, wn = warp % G::WN;
+  // Lane l gives the address of row l % 16 and the 8 columns from
+  // (l / 16) * 8 of a 16 x 16 block: of A (matrices: rows 0-7 and 8-15 of
+  // k 0-7, then of k 8-15) and of B (k 0-7 and 8-15 of one n-tile, then of
+  // the next; for the last odd n-tile, x2 from lanes 0-15).
+  const int a_row = wm * G::TM + lane % 16, a_col = (lane / 16) * 8;
+  const int b_row = lane % 16, b_col = wn * G::TN + (lane / 16) * 8;
+#pragma unroll
+  for (int k0 = 0; k0 < K; k0 += 16) {
+    uint32_t af[G::MI][4];
+    uint32_t bf[G::NI][2];
+#pragma unroll
+    for (int mi = 0; mi < G::MI; ++mi) ldmatrix_x4(af[mi], a_at(a_row + mi * 16, k0 + a_col));
+#pragma unroll
+    for (int ni = 0; ni < G::NI; ni += 2) {
+      if (ni + 1 < G::NI) {
+        uint32_t r[4];
+        ldmatrix_x4_trans(r, b_at(k0 + b_row, b_col + ni * 8));
+        bf[ni][0] = r[0];
+        bf[ni][1] = r[1];
+        bf[ni + 1][0] = r[2];
+        bf[ni + 1][1] = r[3];
+      } else {
+        ldmatrix_x2_trans(bf[ni], b_at(k0 + b_row, wn * G::TN + ni * 8));
+      }
+    }
+#pragma unroll
+    for (int mi = 0; mi < G::MI; ++mi)
+#pragma unroll
+      for (int ni = 0; ni < G::NI; ++ni) mma_m16n8k16<T>(out.v + (mi * G::NI + ni) * 4, af[mi], bf[ni]);
+  }
+}
+#endif
+
+// dot of register tiles a (M, K) and b (K, N), of any layout (the default one,
+// as loaded from memory, in practice): they are staged row-major in static
+// shared memory with rows padded by 8 elements (16 bytes: the 8 rows that one
+// ldmatrix phase reads then fall in different banks) where that still fits in
+// 48 KiB, the instance synchronises, mma_accumulate runs, and the instance
+// synchronises again, so that the next user of the memory may write it (the
+// area is the exchange's for that size, ops/block.hpp).
 template <class T, int M, int K, int N, class A, class B, class C>
 IRIS_HD auto mma_dot(const A& a, const B& b, const C& acc) {
   using L = layout_of<C>;
   Tile<float, M * N, L> out;
   for (int j = 0; j < L::per_thread; ++j) out.v[j] = acc[j];
 #if IRIS_MMA_SM80
-  using G = typename L::Grid;
   using S = MmaStaging<M, K, N>;
   static_assert(S::bytes <= kStaticSharedBytes);
   unsigned char* area = shared_staging_area<S::bytes>();
@@ -141,40 +188,28 @@ IRIS_HD auto mma_dot(const A& a, const B& b, const C& acc) {
   stage_rows<K, S::a_stride>(a, sa);
   stage_rows<N, S::b_stride>(b, sb);
   __syncthreads();
-  const int t = thread_index(), warp = t / 32, lane = t % 32;
-  const int wm = warp / G::WN, wn = warp % G::WN;
-  // Lane l gives the address of row l % 16 and the 8 columns from
-  // (l / 16) * 8 of a 16 x 16 block: of A (matrices: rows 0-7 and 8-15 of
-  // k 0-7, then of k 8-15) and of B (k 0-7 and 8-15 of one n-tile, then of
-  // the next).
-  const T* a_lane = sa + (wm * G::TM + lane % 16) * S::a_stride + (lane / 16) * 8;
-  const T* b_lane = sb + (lane % 16) * S::b_stride + wn * G::TN + (lane / 16) * 8;
-  const T* b_lane2 = sb + (lane % 16) * S::b_stride + wn * G::TN;  // x2: lanes 0-15 only
-#pragma unroll
-  for (int k0 = 0; k0 < K; k0 += 16) {
-    uint32_t af[G::MI][4];
-    uint32_t bf[G::NI][2];
-#pragma unroll
-    for (int mi = 0; mi < G::MI; ++mi) ldmatrix_x4(af[mi], a_lane + mi * 16 * S::a_stride + k0);
-#pragma unroll
-    for (int ni = 0; ni < G::NI; ni += 2) {
-      if (ni + 1 < G::NI) {
-        uint32_t r[4];
-        ldmatrix_x4_trans(r, b_lane + k0 * S::b_stride + ni * 8);
-        bf[ni][0] = r[0];
-        bf[ni][1] = r[1];
-        bf[ni + 1][0] = r[2];
-        bf[ni + 1][1] = r[3];
-      } else {
-        ldmatrix_x2_trans(bf[ni], b_lane2 + k0 * S::b_stride + ni * 8);
-      }
-    }
-#pragma unroll
-    for (int mi = 0; mi < G::MI; ++mi)
-#pragma unroll
-      for (int ni = 0; ni < G::NI; ++ni) mma_m16n8k16<T>(out.v + (mi * G::NI + ni) * 4, af[mi], bf[ni]);
-  }
+  mma_accumulate<T, M, K, N>(
+      out, [&](int r, int c) { return sa + r * S::a_stride + c; },
+      [&](int r, int c) { return sb + r * S::b_stride + c; });
   __syncthreads();
+#else
+  (void)a;
+  (void)b;
+#endif
+  return out;
+}
+
+// dot of tiles already in shared memory (types/shared.hpp), which the caller
+// has made visible to every thread (wait_async, ops/copy_async.hpp): no
+// staging and no synchronisation.
+template <class T, int M, int K, int N, class C>
+IRIS_HD auto mma_dot_shared(SharedTile<T, M, K> a, SharedTile<T, K, N> b, const C& acc) {
+  using L = layout_of<C>;
+  Tile<float, M * N, L> out;
+  for (int j = 0; j < L::per_thread; ++j) out.v[j] = acc[j];
+#if IRIS_MMA_SM80
+  mma_accumulate<T, M, K, N>(
+      out, [&](int r, int c) { return a.at(r, c); }, [&](int r, int c) { return b.at(r, c); });
 #else
   (void)a;
   (void)b;

@@ -1,0 +1,96 @@
+// Asynchronous copies of tiles from global memory into shared-memory stages
+// (types/shared.hpp): how a pipelined K loop feeds dot. Generated code, for a
+// ring of S stages, issues the first S - 1 stages' copies before the loop, and
+// in each iteration
+//
+//   wait_async<S - 2>();              this iteration's stage has arrived, and
+//                                     every thread is done with the stage
+//                                     that the previous iteration read
+//   copy_async(x_stages[(i + S - 1) % S], ptrs, mask, other);  ...
+//   commit_async();                   the copies of one iteration: one group
+//   acc = dot(x_stages[i % S], y_stages[i % S], acc);
+//
+// so that S - 1 stages are in flight while the tensor cores work on one.
+//
+//   copy_async(dst, ptrs, mask, other, check)
+//       element (r, c) of the pointer tile ptrs (masked off: `other`) to
+//       element (r, c) of dst. On an NVIDIA GPU of sm_80 or later, each run of
+//       a thread's consecutive elements (the layout's vec) that is contiguous
+//       in memory, aligned and wholly unmasked goes with one cp.async of 4, 8
+//       or 16 bytes (ops/copy_async_nvidia.hpp); the rest, and every element
+//       on other targets, is loaded and stored at once.
+//   commit_async()    closes this thread's group of copies;
+//   wait_async<N>()   waits until at most N groups are in flight, then
+//                     synchronises the instance: what every thread copied
+//                     before is visible to all, and every thread has finished
+//                     reading what it read before.
+//
+// Checked mode checks the copy's source like a load's.
+#pragma once
+
+#include <type_traits>
+
+#include "iris/ops/block.hpp"
+#include "iris/ops/memory.hpp"
+#include "iris/types/shared.hpp"
+#include "iris/types/tile.hpp"
+
+#if IRIS_NVIDIA_GPU
+#include "iris/ops/copy_async_nvidia.hpp"
+#endif
+#ifndef IRIS_CP_ASYNC
+#define IRIS_CP_ASYNC 0
+#endif
+
+namespace iris {
+
+template <class T, int R, int C, class P, class M = NoMask, class O = NoOther, class K = Unchecked>
+IRIS_HD void copy_async(SharedTile<T, R, C> dst, const P& ptr, const M& mask = {}, const O& other = {},
+                        const K& check = {}) {
+  static_assert(std::is_same_v<pointee_t<P>, T>, "copy_async: the pointers must address the stage's element type");
+  using L = common_layout_t<P, M, O>;
+  static_assert(L::rows == R && L::cols == C, "copy_async: the pointer tile must have the stage's shape");
+  check_memory<Access::load>(check, ptr, mask);
+  if (!L::active()) return;
+  constexpr int V = L::vec;
+  constexpr int bytes = static_cast<int>(sizeof(T)) * V;
+  constexpr bool async = IRIS_CP_ASYNC && C % V == 0 && (bytes == 4 || bytes == 8 || bytes == 16);
+  constexpr int step = async ? V : 1;
+  IRIS_UNROLL
+  for (int j0 = 0; j0 < L::per_thread; j0 += step) {
+    if constexpr (async) {
+#if IRIS_CP_ASYNC
+      const T* first = ptr[j0];
+      bool whole = reinterpret_cast<uintptr_t>(first) % bytes == 0;
+      IRIS_UNROLL
+      for (int k = 0; k < V; ++k) whole = whole && mask_at(mask, j0 + k) && ptr[j0 + k] == first + k;
+      if (whole) {
+        const int f = L::index(j0);
+        detail::cp_async<bytes>(dst.at(f / C, f % C), first);
+        continue;
+      }
+#endif
+    }
+    IRIS_UNROLL
+    for (int k = 0; k < step; ++k) {
+      const int j = j0 + k, f = L::index(j);
+      *dst.at(f / C, f % C) = mask_at(mask, j) ? *ptr[j] : other_at<T>(other, j);
+    }
+  }
+}
+
+IRIS_HD inline void commit_async() {
+#if IRIS_CP_ASYNC
+  detail::cp_async_commit();
+#endif
+}
+
+template <int Pending>
+IRIS_HD void wait_async() {
+#if IRIS_CP_ASYNC
+  detail::cp_async_wait<Pending>();
+#endif
+  detail::sync_instance();
+}
+
+}  // namespace iris
