@@ -61,6 +61,9 @@ std::string shape_args(const TirType& t, bool with_element) {
 std::string type_cpp(const TirType& t) {
   if (t.is_void()) return "void";
   if (!t.is_tile()) return element_cpp(t);
+  if (t.layout == TirLayout::Shared) return fmt::format("iris::SharedTile<{}, {}>", element_cpp(t), dims_cpp(t));
+  if (t.layout == TirLayout::Stages)
+    return fmt::format("iris::SharedStages<{}, {}, {}>", element_cpp(t), dims_cpp(t), t.stages);
   std::string layout = layout_cpp(t);
   return fmt::format("iris::{}<{}, {}{}>", t.dims.size() == 1 ? "Tile" : "Tile2", element_cpp(t), dims_cpp(t),
                      layout.empty() ? "" : ", " + layout);
@@ -125,6 +128,7 @@ class Printer {
     line_directive(f.loc);
     if (!ct.empty()) out_ << fmt::format("template <{}>\n", fmt::join(ct, ", "));
     out_ << fmt::format("struct {} {{\n", f.cpp_name);
+    dynamic_shared_bytes(f);
     out_ << fmt::format("  IRIS_DEVICE static void run({}) ", params(f));
     block(f.body, 1);
     out_ << "\n\n";
@@ -135,6 +139,21 @@ class Printer {
         "    iris::launch_kernel<{}>(grid, stream, ctx{}{});\n  }}\n}};\n",
         args.empty() ? "" : ", ", fmt::join(args, ", "), f.cpp_name, arg_names.empty() ? "" : ", ",
         fmt::join(arg_names, ", "));
+  }
+
+  // What the kernel's pipelined loops need of dynamic shared memory: the
+  // rings of one loop at a time, so the most that one loop holds.
+  void dynamic_shared_bytes(const TirFunction& f) {
+    if (f.stage_rings.empty()) return;
+    std::vector<std::string> loops;
+    for (const auto& rings : f.stage_rings) {
+      std::vector<std::string> bytes;
+      for (const TirVar* ring : rings) bytes.push_back(type_cpp(ring->type) + "::bytes");
+      loops.push_back(fmt::format("{}", fmt::join(bytes, " + ")));
+    }
+    out_ << "  // The stages of its pipelined loops (iris/types/shared.hpp).\n";
+    out_ << fmt::format("  static constexpr std::size_t dynamic_shared_bytes = {};\n",
+                        loops.size() == 1 ? loops[0] : fmt::format("std::max({{{}}})", fmt::join(loops, ", ")));
   }
 
   // Explicit instantiations of every kernel whose compile-time parameters all
@@ -229,6 +248,10 @@ class Printer {
         block(s, depth);
         out_ << "\n";
         return;
+      case TirStmtKind::Shared:
+        out_ << fmt::format("const {} {}{{{}}};\n", type_cpp(s->var->type), s->var->cpp_name,
+                            s->value ? expr(s->value) + ".end()" : "iris::dynamic_shared()");
+        return;
     }
   }
 
@@ -308,6 +331,12 @@ class Printer {
       case TirOp::Load:
         return fmt::format("{}({}, {}, {}, {})", info.runtime, expr(a[0]), optional(a[1], "iris::NoMask{}"),
                            optional(a[2], "iris::NoOther{}"), site(v));
+      case TirOp::CopyAsync:
+        return fmt::format("{}({}, {}, {}, {}, {})", info.runtime, expr(a[3]), expr(a[0]),
+                           optional(a[1], "iris::NoMask{}"), optional(a[2], "iris::NoOther{}"), site(v));
+      case TirOp::StageAt: return fmt::format("{}[{}]", expr(a[0]), expr(a[1]));
+      case TirOp::CommitAsync: return fmt::format("{}()", info.runtime);
+      case TirOp::WaitAsync: return fmt::format("{}<{}>()", info.runtime, expr(a[0]));
       case TirOp::Store:
         return fmt::format("{}({}, {}, {}, {})", info.runtime, expr(a[0]), operand(a[1]),
                            optional(a[2], "iris::NoMask{}"), site(v));

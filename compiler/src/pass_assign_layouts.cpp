@@ -100,8 +100,9 @@ class LayoutAssigner {
       return v;
     }
     if (v->op == TirOp::Dot) {
-      v->operands[0] = in_layout(v->operands[0], blocked(v->operands[0]->type));
-      v->operands[1] = in_layout(v->operands[1], blocked(v->operands[1]->type));
+      // Operands in shared memory (pipelined stages) stay there.
+      for (TirValue*& operand : llvm::MutableArrayRef(v->operands).take_front(2))
+        if (!operand->type.in_shared_memory()) operand = in_layout(operand, blocked(operand->type));
       v->operands[2] = in_layout(v->operands[2], v->type);
       return v;
     }

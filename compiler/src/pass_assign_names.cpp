@@ -65,7 +65,9 @@ class Namer {
     for (TirVar* v : f.ct_params) declare(v);
     for (TirVar* v : f.params) declare(v);
     for_each_stmt(f.body, [&](TirStmt* s) {
-      if (s->kind == TirStmtKind::Let || s->kind == TirStmtKind::Var || s->kind == TirStmtKind::For) declare(s->var);
+      if (s->kind == TirStmtKind::Let || s->kind == TirStmtKind::Var || s->kind == TirStmtKind::For ||
+          s->kind == TirStmtKind::Shared)
+        declare(s->var);
       if (s->kind != TirStmtKind::For) return;
       s->end_name = fmt::format("iris_end{}", loops_);
       if (s->step) s->step_name = fmt::format("iris_step{}", loops_);

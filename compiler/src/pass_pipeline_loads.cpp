@@ -1,27 +1,64 @@
 // Load pipelining: in a K loop that only loads tiles and accumulates their
-// dot product, the loads of the next iteration are issued before this
-// iteration's dot, so that their latency hides behind its arithmetic (the
-// registers of one iteration ahead: Triton's and CUTLASS's software
-// pipelining with two stages):
+// dot product, the loads of later iterations are issued before this
+// iteration's dot, so that their latency hides behind its arithmetic
+// (Triton's and CUTLASS's software pipelining). Two forms:
+//
+// The loads whose tiles only feed dots become asynchronous copies into rings
+// of kStages tiles in shared memory (Shared statements, carved from the
+// kernel's dynamic shared memory), kStages - 1 iterations ahead, and dot
+// reads its operands where they landed:
+//   for k in lo .. hi step s {            shared a_stages (kStages tiles)
+//       let a = load(P(k));               copy_async(P(lo + i s), a_stages[i])  (i < kStages - 1, each if
+//       acc = dot(a, b, acc);      ->     commit_async()                         lo + i s < hi, then committed)
+//   }                                     var stage = 0;
+//                                         for k in lo .. hi step s {
+//                                             wait_async(kStages - 2)   (stage `stage` has landed; everyone
+//                                                                        is done with the one read before)
+//                                             if k + (kStages - 1) s < hi {
+//                                                 copy_async(P(k + (kStages - 1) s), a_stages[(stage + kStages - 1) % kStages])
+//                                             }
+//                                             commit_async()
+//                                             let a = a_stages[stage];
+//                                             acc = dot(a, b, acc);
+//                                             stage = (stage + 1) % kStages;
+//                                         }
+//                                         wait_async(0)   (the rings may be filled again)
+// Every iteration commits one group, empty or not, so that "at most
+// kStages - 2 groups in flight" always means "this iteration's has landed".
+// The function records each loop's rings (TirFunction::stage_rings); a
+// kernel reserves the most that any loop it runs, its own or one of a device
+// function it calls, holds at once. No two such loops are live together: a
+// pipelined loop's body calls nothing.
+//
+// A loaded tile that something else than a dot also reads stays in
+// registers instead, loaded one iteration ahead:
 //   for k in lo .. hi step s {             var a_next = zeros(...);
-//       let ks = k + arange(BK);            if lo < hi { a_next = load(P(lo)); }
-//       let a = load(P(k));        ->      for k in lo .. hi step s {
-//       acc = dot(a, b, acc);                  let a = a_next;
-//   }                                          if k + s < hi { a_next = load(P(k + s)); }
+//       let a = load(P(k));        ->      if lo < hi { a_next = load(P(lo)); }
+//       acc = dot(a, b, acc);              for k in lo .. hi step s {
+//   }                                          let a = a_next;
+//                                              if k + s < hi { a_next = load(P(k + s)); }
 //                                              acc = dot(a, b, acc);
 //                                          }
-// P(k + s) is the load's tree with the loop variable advanced and the body's
+//
+// P(k') is the load's tree with the loop variable replaced and the body's
 // `let`s it reads inlined. A loop qualifies only when its body is lets, then
-// dot accumulations, and nothing in it but its loads touches memory (no stores, atomics, waits or calls: a wait may be
-// what makes the next tile ready) and its bounds and step are recomputable, so that
-// the loads may move and the bounds may be evaluated again.
+// dot accumulations, and nothing in it but its loads touches memory (no
+// stores, atomics, waits or calls: a wait may be what makes the next tile
+// ready) and its bounds and step are recomputable, so that the loads may move
+// and the bounds may be evaluated again.
 #include "irisc/passes.h"
 #include "irisc/tir_walk.h"
 
+#include <functional>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace irisc {
 namespace {
+
+// Stages of a ring in shared memory: two copies in flight while the tensor
+// cores work on the third.
+constexpr int kStages = 3;
 
 // A loop body's value that only loads: recomputable, or a load of
 // recomputable pointers, mask and `other`.
@@ -35,9 +72,16 @@ bool only_loads(const TirValue* v) {
   return recomputable(v);
 }
 
+TirType i32_type() {
+  TirType t;
+  t.kind = TirType::Kind::Scalar;
+  t.scalar = ScalarKind::I32;
+  return t;
+}
+
 class Pipeliner {
  public:
-  explicit Pipeliner(TirModule& module) : m_(module) {}
+  Pipeliner(TirModule& module, TirFunction& function) : m_(module), f_(function) {}
 
   // Pipelines `loop` (statement `index` of `block`) if it qualifies.
   void loop(TirStmt& block, size_t index) {
@@ -45,57 +89,36 @@ class Pipeliner {
     if (!qualifies(*loop)) return;
     loop_ = loop;
     lets_.clear();
-    std::vector<TirStmt*> prologue_assigns, prefetch_assigns;
-    std::vector<TirStmt*> declarations, copies;
-    TirStmt* body = loop->body;
-    size_t first_dot = body->stmts.size();
-    for (size_t i = 0; i < body->stmts.size(); ++i) {
-      TirStmt* s = body->stmts[i];
+    operands_.clear();
+    for (TirStmt* s : loop->body->stmts) {
       if (s->kind == TirStmtKind::Let) {
         lets_[s->var] = s->value;
         continue;
       }
-      first_dot = std::min(first_dot, i);
       for (size_t operand = 0; operand < 2; ++operand) {
         TirValue*& slot = s->value->operands[operand];
-        TirValue* load = slot->op == TirOp::Read && lets_.count(slot->var) ? lets_.at(slot->var) : slot;
-        if (load->op != TirOp::Load) continue;
-        TirVar* next = m_.make_var(m_.save(std::string(name_of(slot)) + "_next"), load->type);
-        TirStmt* declare = m_.make_stmt(TirStmtKind::Var, loop->loc);
-        declare->var = next;
-        declare->value = m_.make_value(TirOp::Zeros, load->type, loop->loc);
-        declarations.push_back(declare);
-        prologue_assigns.push_back(assign(next, clone(load, Advance::ToLow)));
-        prefetch_assigns.push_back(assign(next, clone(load, Advance::ByStep)));
-        // The dot now reads the tile loaded one iteration earlier, copied
-        // (by its let, or a new one) before the next one is loaded.
-        TirValue* read = m_.make_value(TirOp::Read, next->type, load->loc);
-        read->var = next;
-        if (load != slot) {
-          replace_let_value(*body, slot->var, read);
-          continue;
-        }
-        TirStmt* copy = m_.make_stmt(TirStmtKind::Let, load->loc);
-        copy->var = m_.make_var("tile", load->type);
-        copy->value = read;
-        copy->keeps_value_type = true;
-        copies.push_back(copy);
-        slot = m_.make_value(TirOp::Read, load->type, load->loc);
-        slot->var = copy->var;
+        TirVar* let = slot->op == TirOp::Read && lets_.count(slot->var) ? slot->var : nullptr;
+        TirValue* load = let ? lets_.at(let) : slot;
+        if (load->op == TirOp::Load) operands_.push_back({&slot, load, let});
       }
     }
-    if (prefetch_assigns.empty()) return;
-    TirValue* runs = compare(clone(loop->low, Advance::None), clone(loop->high, Advance::None));
-    TirValue* more = compare(advanced_var(), clone(loop->high, Advance::None));
-    copies.push_back(guarded(more, prefetch_assigns));
-    body->stmts.insert(body->stmts.begin() + first_dot, copies.begin(), copies.end());
-    std::vector<TirStmt*> before = declarations;
-    before.push_back(guarded(runs, prologue_assigns));
-    block.stmts.insert(block.stmts.begin() + index, before.begin(), before.end());
+    if (operands_.empty()) return;
+    if (only_dots_read_loaded_lets()) {
+      stage_in_shared_memory(block, index);
+    } else {
+      prefetch_into_registers(block, index);
+    }
   }
 
  private:
-  enum class Advance { None, ToLow, ByStep };
+  // A dot operand that a load makes: the dot's operand slot, the load, and
+  // the let that holds it (null where the dot loads it itself).
+  struct Operand {
+    TirValue** slot;
+    TirValue* load;
+    TirVar* let;
+  };
+  using LoopValue = std::function<TirValue*()>;  // a fresh tree for the loop variable; null: keep it
 
   bool qualifies(const TirStmt& loop) const {
     if (loop.kind != TirStmtKind::For || !recomputable(loop.low) || !recomputable(loop.high) ||
@@ -114,13 +137,195 @@ class Pipeliner {
     return dots;
   }
 
-  static std::string_view name_of(const TirValue* operand) {
-    return operand->op == TirOp::Read ? operand->var->name : std::string_view("tile");
+  // Whether every read of a let of a loaded tile is a dot's operand, so that
+  // the tile need only ever be in shared memory.
+  bool only_dots_read_loaded_lets() const {
+    std::unordered_map<const TirVar*, int> reads, dot_reads;
+    for (const Operand& o : operands_)
+      if (o.let) ++dot_reads[o.let];
+    for (TirStmt* s : loop_->body->stmts)
+      rewrite_value(s->value, [&](TirValue* v) {
+        if (v->op == TirOp::Read) ++reads[v->var];
+        return v;
+      });
+    for (const auto& [let, count] : dot_reads)
+      if (reads[let] != count) return false;
+    return true;
   }
 
-  static void replace_let_value(TirStmt& body, const TirVar* var, TirValue* value) {
-    for (TirStmt* s : body.stmts)
-      if (s->kind == TirStmtKind::Let && s->var == var) s->value = value;
+  static std::string_view name_of(const Operand& o) { return o.let ? o.let->name : std::string_view("tile"); }
+
+  // ------------------------------------------------- shared-memory stages
+  void stage_in_shared_memory(TirStmt& block, size_t index) {
+    std::vector<TirStmt*> before;
+    // One ring per load (a let read by two dots is one load), each after the last.
+    std::unordered_map<const TirValue*, TirVar*> rings;
+    std::vector<std::pair<const TirValue*, TirVar*>> ring_order;
+    const TirVar* previous = nullptr;
+    for (const Operand& o : operands_) {
+      if (rings.count(o.load)) continue;
+      TirType type = o.load->type;
+      type.layout = TirLayout::Stages;
+      type.stages = kStages;
+      TirVar* ring = m_.make_var(m_.save(std::string(name_of(o)) + "_stages"), type);
+      TirStmt* declare = m_.make_stmt(TirStmtKind::Shared, loop_->loc);
+      declare->var = ring;
+      declare->value = previous ? read(previous) : nullptr;
+      before.push_back(declare);
+      rings[o.load] = ring;
+      ring_order.emplace_back(o.load, ring);
+      previous = ring;
+    }
+    std::vector<const TirVar*> loop_rings;
+    for (const auto& [load, ring] : ring_order) loop_rings.push_back(ring);
+    f_.stage_rings.push_back(std::move(loop_rings));
+
+    // The first kStages - 1 iterations' copies, each group committed.
+    for (int i = 0; i < kStages - 1; ++i) {
+      LoopValue iteration = [&, i] { return plus_steps(clone(loop_->low, nullptr), i); };
+      std::vector<TirStmt*> copies;
+      for (const auto& [load, ring] : ring_order)
+        copies.push_back(eval(copy_async(load, iteration, stage(ring, constant(i)))));
+      before.push_back(guarded(compare(iteration(), clone(loop_->high, nullptr)), copies));
+      before.push_back(eval(sync_op(TirOp::CommitAsync, nullptr)));
+    }
+    TirVar* slot = m_.make_var("stage", i32_type());
+    TirStmt* declare_slot = m_.make_stmt(TirStmtKind::Var, loop_->loc);
+    declare_slot->var = slot;
+    declare_slot->value = constant(0);
+    before.push_back(declare_slot);
+
+    // In the loop: wait for this iteration's stage, issue the copies
+    // kStages - 1 iterations ahead into the stage read last, commit them.
+    LoopValue ahead = [&] { return plus_steps(loop_var(), kStages - 1); };
+    std::vector<TirStmt*> copies;
+    for (const auto& [load, ring] : ring_order)
+      copies.push_back(eval(copy_async(load, ahead, stage(ring, next_slot(slot, kStages - 1)))));
+    std::vector<TirStmt*> front = {eval(sync_op(TirOp::WaitAsync, constant(kStages - 2))),
+                                   guarded(compare(ahead(), clone(loop_->high, nullptr)), copies),
+                                   eval(sync_op(TirOp::CommitAsync, nullptr))};
+    TirStmt* body = loop_->body;
+    body->stmts.insert(body->stmts.begin(), front.begin(), front.end());
+
+    // The dots read the stage this iteration's copies landed in.
+    for (const Operand& o : operands_) {
+      TirValue* tile = stage(rings.at(o.load), read(slot));
+      if (!o.let) {
+        *o.slot = tile;
+        continue;
+      }
+      o.let->type = tile->type;
+      for (TirStmt* s : body->stmts)
+        if (s->kind == TirStmtKind::Let && s->var == o.let) {
+          s->value = tile;
+          s->keeps_value_type = true;
+        }
+      (*o.slot)->type = tile->type;
+    }
+    TirStmt* advance = m_.make_stmt(TirStmtKind::Assign, loop_->loc);
+    advance->var = slot;
+    advance->value = next_slot(slot, 1);
+    body->stmts.push_back(advance);
+
+    TirStmt* drain = eval(sync_op(TirOp::WaitAsync, constant(0)));
+    block.stmts.insert(block.stmts.begin() + index + 1, drain);
+    block.stmts.insert(block.stmts.begin() + index, before.begin(), before.end());
+  }
+
+  // copy_async of `load`'s tree, with the loop variable `at`, into `stage`.
+  TirValue* copy_async(const TirValue* load, const LoopValue& at, TirValue* stage) {
+    TirValue* copy = m_.make_value(TirOp::CopyAsync, TirType{}, load->loc);
+    for (const TirValue* operand : load->operands) copy->operands.push_back(clone(operand, at));
+    copy->operands.push_back(stage);
+    return copy;
+  }
+
+  TirValue* stage(const TirVar* ring, TirValue* slot) {
+    TirType type = ring->type;
+    type.layout = TirLayout::Shared;
+    type.stages = 0;
+    TirValue* v = m_.make_value(TirOp::StageAt, type, loop_->loc);
+    v->operands = {read(ring), slot};
+    return v;
+  }
+
+  // (slot + by) % kStages.
+  TirValue* next_slot(const TirVar* slot, int by) {
+    return binary(TirOp::Mod, binary(TirOp::Add, read(slot), constant(by)), constant(kStages));
+  }
+
+  TirValue* sync_op(TirOp op, TirValue* operand) {
+    TirValue* v = m_.make_value(op, TirType{}, loop_->loc);
+    if (operand) v->operands.push_back(operand);
+    return v;
+  }
+
+  // ------------------------------------------------- register prefetch
+  void prefetch_into_registers(TirStmt& block, size_t index) {
+    std::vector<TirStmt*> prologue_assigns, prefetch_assigns, declarations, copies;
+    TirStmt* body = loop_->body;
+    size_t first_dot = body->stmts.size();
+    for (size_t i = 0; i < body->stmts.size(); ++i)
+      if (body->stmts[i]->kind != TirStmtKind::Let) first_dot = std::min(first_dot, i);
+    LoopValue low = [&] { return clone(loop_->low, nullptr); };
+    LoopValue next = [&] { return plus_steps(loop_var(), 1); };
+    std::unordered_map<const TirValue*, TirVar*> next_tiles;  // one per load (a let read by two dots is one)
+    for (const Operand& o : operands_) {
+      TirVar*& next_tile = next_tiles[o.load];
+      if (next_tile && o.let) continue;  // its let reads it already
+      if (!next_tile) {
+        next_tile = m_.make_var(m_.save(std::string(name_of(o)) + "_next"), o.load->type);
+        TirStmt* declare = m_.make_stmt(TirStmtKind::Var, loop_->loc);
+        declare->var = next_tile;
+        declare->value = m_.make_value(TirOp::Zeros, o.load->type, loop_->loc);
+        declarations.push_back(declare);
+        prologue_assigns.push_back(assign(next_tile, clone(o.load, low)));
+        prefetch_assigns.push_back(assign(next_tile, clone(o.load, next)));
+      }
+      // The dot now reads the tile loaded one iteration earlier, copied
+      // (by its let, or a new one) before the next one is loaded.
+      if (o.let) {
+        for (TirStmt* s : body->stmts)
+          if (s->kind == TirStmtKind::Let && s->var == o.let) s->value = read(next_tile);
+        continue;
+      }
+      TirStmt* copy = m_.make_stmt(TirStmtKind::Let, o.load->loc);
+      copy->var = m_.make_var("tile", o.load->type);
+      copy->value = read(next_tile);
+      copy->keeps_value_type = true;
+      copies.push_back(copy);
+      *o.slot = read(copy->var);
+    }
+    copies.push_back(guarded(compare(next(), clone(loop_->high, nullptr)), prefetch_assigns));
+    body->stmts.insert(body->stmts.begin() + first_dot, copies.begin(), copies.end());
+    std::vector<TirStmt*> before = declarations;
+    before.push_back(guarded(compare(low(), clone(loop_->high, nullptr)), prologue_assigns));
+    block.stmts.insert(block.stmts.begin() + index, before.begin(), before.end());
+  }
+
+  // ------------------------------------------------- building blocks
+  TirValue* read(const TirVar* var) {
+    TirValue* v = m_.make_value(TirOp::Read, var->type, loop_->loc);
+    v->var = const_cast<TirVar*>(var);
+    return v;
+  }
+
+  TirValue* constant(int value) {
+    TirValue* c = m_.make_value(TirOp::Constant, i32_type(), loop_->loc);
+    c->int_bits = static_cast<uint64_t>(value);
+    return c;
+  }
+
+  TirValue* binary(TirOp op, TirValue* a, TirValue* b) {
+    TirValue* v = m_.make_value(op, a->type, a->loc);
+    v->operands = {a, b};
+    return v;
+  }
+
+  TirStmt* eval(TirValue* value) {
+    TirStmt* s = m_.make_stmt(TirStmtKind::Eval, value->loc);
+    s->value = value;
+    return s;
   }
 
   TirStmt* assign(TirVar* var, TirValue* value) {
@@ -147,41 +352,39 @@ class Pipeliner {
     return lt;
   }
 
-  // k + step (k + 1 without a step).
-  TirValue* advanced_var() {
-    TirValue* k = m_.make_value(TirOp::Read, loop_->var->type, loop_->loc);
-    k->var = loop_->var;
-    TirValue* step = loop_->step ? clone(loop_->step, Advance::None) : nullptr;
-    if (!step) {
-      step = m_.make_value(TirOp::Constant, loop_->var->type, loop_->loc);
-      step->int_bits = 1;
-    }
-    TirValue* sum = m_.make_value(TirOp::Add, loop_->var->type, loop_->loc);
-    sum->operands = {k, step};
-    return sum;
+  TirValue* loop_var() { return read(loop_->var); }
+
+  // k + n * step (n without a step), in the loop variable's type.
+  TirValue* plus_steps(TirValue* k, int n) {
+    if (n == 0) return k;
+    TirValue* count = m_.make_value(TirOp::Constant, loop_->var->type, loop_->loc);
+    count->int_bits = static_cast<uint64_t>(n);
+    TirValue* distance = loop_->step ? binary(TirOp::Mul, count, clone(loop_->step, nullptr)) : count;
+    return binary(TirOp::Add, k, distance);
   }
 
   // A copy of v's tree, the body's lets inlined and the loop variable
-  // replaced as `advance` says.
-  TirValue* clone(const TirValue* v, Advance advance) {
+  // replaced by loop_value() where that is given.
+  TirValue* clone(const TirValue* v, const LoopValue& loop_value) {
     return clone_tree(m_, v, [&](const TirValue& node) -> TirValue* {
       if (node.op != TirOp::Read) return nullptr;
-      if (node.var == loop_->var && advance != Advance::None)
-        return advance == Advance::ToLow ? clone(loop_->low, Advance::None) : advanced_var();
-      return lets_.count(node.var) ? clone(lets_.at(node.var), advance) : nullptr;
+      if (node.var == loop_->var && loop_value) return loop_value();
+      return lets_.count(node.var) ? clone(lets_.at(node.var), loop_value) : nullptr;
     });
   }
 
   TirModule& m_;
+  TirFunction& f_;
   const TirStmt* loop_ = nullptr;
   std::unordered_map<const TirVar*, TirValue*> lets_;  // the loop body's lets, by variable
+  std::vector<Operand> operands_;                     // the loop's loaded dot operands
 };
 
 }  // namespace
 
 void pipeline_loads(TirModule& module) {
-  Pipeliner pipeliner(module);
   for (TirFunction* function : module.functions) {
+    Pipeliner pipeliner(module, *function);
     std::vector<std::pair<TirStmt*, size_t>> loops;  // (block, index), found first: pipelining inserts statements
     for_each_stmt(function->body, [&](TirStmt* s) {
       if (s->kind != TirStmtKind::Block) return;
@@ -189,6 +392,23 @@ void pipeline_loads(TirModule& module) {
         if (s->stmts[i]->kind == TirStmtKind::For) loops.emplace_back(s, i);
     });
     for (auto it = loops.rbegin(); it != loops.rend(); ++it) pipeliner.loop(*it->first, it->second);
+  }
+  // A kernel reserves shared memory for the loops of the device functions it
+  // calls too, directly or not.
+  for (TirFunction* kernel : module.functions) {
+    if (!kernel->is_kernel) continue;
+    std::unordered_set<const TirFunction*> seen;
+    std::vector<TirFunction*> pending = {kernel};
+    while (!pending.empty()) {
+      TirFunction* f = pending.back();
+      pending.pop_back();
+      for_each_value(*f, [&](TirValue* v) {
+        if (v->op != TirOp::CallDevice || !seen.insert(v->callee).second) return;
+        pending.push_back(v->callee);
+        kernel->stage_rings.insert(kernel->stage_rings.end(), v->callee->stage_rings.begin(),
+                                   v->callee->stage_rings.end());
+      });
+    }
   }
 }
 

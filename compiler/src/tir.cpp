@@ -33,6 +33,7 @@ TirType TirType::laid_out_like(const TirType& other) const {
   TirType t = *this;
   t.layout = other.layout;
   t.dot_operand = other.dot_operand;
+  t.stages = other.stages;
   return t;
 }
 
@@ -55,9 +56,14 @@ std::string TirType::str() const {
   if (dims.empty()) return element;
   std::string shape;
   for (const Shape& d : dims) shape += d.text() + ", ";
-  std::string laid_out = layout == TirLayout::Dot      ? fmt::format("dot({})", scalar_info(dot_operand).spelling)
-                         : layout == TirLayout::Blocked ? "blocked"
-                                                        : "none";
+  std::string laid_out;
+  switch (layout) {
+    case TirLayout::None: laid_out = "none"; break;
+    case TirLayout::Blocked: laid_out = "blocked"; break;
+    case TirLayout::Dot: laid_out = fmt::format("dot({})", scalar_info(dot_operand).spelling); break;
+    case TirLayout::Shared: laid_out = "shared"; break;
+    case TirLayout::Stages: laid_out = fmt::format("stages({})", stages); break;
+  }
   return fmt::format("tile<{}, {}{}>", element, shape, laid_out);
 }
 

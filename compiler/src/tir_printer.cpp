@@ -94,6 +94,10 @@ class TirPrinter {
         out_ << "block:\n";
         body(s, depth);
         return;
+      case TirStmtKind::Shared:
+        out_ << fmt::format("shared {}: {} {}\n", name(s->var), s->var->type.str(),
+                            s->value ? "after " + value : "at dynamic shared memory");
+        return;
     }
   }
 

@@ -59,8 +59,11 @@ enum class AddressSpace : uint8_t { Local, Heap, Remote };
 // Which elements of a tile each thread holds. Blocked is the runtime's
 // iris::Blocked (iris/types/layout.hpp); Dot is iris::DotLayout<T, M, N>, the
 // layout in which `dot` of T tiles accumulates (tensor-core fragments where
-// the target has them, Blocked elsewhere).
-enum class TirLayout : uint8_t { None, Blocked, Dot };
+// the target has them, Blocked elsewhere). The last two are tiles in shared
+// memory, which no thread holds (iris/types/shared.hpp): Shared is one tile
+// (iris::SharedTile, a dot operand), Stages a ring of `stages` of them that a
+// pipelined loop fills ahead (iris::SharedStages).
+enum class TirLayout : uint8_t { None, Blocked, Dot, Shared, Stages };
 
 struct TirType {
   enum class Kind : uint8_t { Void, Scalar, Pointer };
@@ -70,18 +73,21 @@ struct TirType {
   llvm::SmallVector<Shape, 2> dims;  // empty for a scalar
   TirLayout layout = TirLayout::None;
   ScalarKind dot_operand = ScalarKind::I32;  // Dot: the element type of dot's operands
+  int stages = 0;                            // Stages: how many tiles the ring holds
 
   bool is_void() const { return kind == Kind::Void; }
   bool is_pointer() const { return kind == Kind::Pointer; }
   bool is_bool() const { return kind == Kind::Scalar && scalar == ScalarKind::Bool; }
   bool is_tile() const { return !dims.empty(); }
+  bool in_shared_memory() const { return layout == TirLayout::Shared || layout == TirLayout::Stages; }
   TirType element() const;
   // The same element in `shape`'s shape and layout.
   TirType shaped_like(const TirType& shape) const;
   // The same type in the layout of `other` (a tile of the same shape).
   TirType laid_out_like(const TirType& other) const;
   bool same_layout(const TirType& other) const {
-    return layout == other.layout && (layout != TirLayout::Dot || dot_operand == other.dot_operand);
+    return layout == other.layout && (layout != TirLayout::Dot || dot_operand == other.dot_operand) &&
+           stages == other.stages;
   }
   bool operator==(const TirType& other) const;
   std::string str() const;
@@ -123,15 +129,18 @@ struct TirVar {
   std::string cpp_name;   // the naming pass
 };
 
+// Shared declares `var`, a ring of stages (TirLayout::Stages) in the kernel's
+// dynamic shared memory: right after the ring that `value` reads, or at its
+// start where `value` is null.
 enum class TirStmtKind : uint8_t {
-  Let, Var, Assign, Eval, If, For, While, Break, Continue, Return, Block,
+  Let, Var, Assign, Eval, If, For, While, Break, Continue, Return, Block, Shared,
 };
 
 struct TirStmt {
   TirStmtKind kind;
   llvm::SMLoc loc;
-  TirVar* var = nullptr;      // Let, Var, Assign, For
-  TirValue* value = nullptr;  // Let, Var, Assign, Eval, Return (may be null), If and While (condition)
+  TirVar* var = nullptr;      // Let, Var, Assign, For, Shared
+  TirValue* value = nullptr;  // Let, Var, Assign, Eval, Return (may be null), If and While (condition), Shared
   TirValue* low = nullptr;    // For
   TirValue* high = nullptr;   // For
   TirValue* step = nullptr;   // For; null: 1
@@ -155,6 +164,9 @@ struct TirFunction {
   std::vector<TirVar*> params;
   TirType result;
   TirStmt* body = nullptr;
+  // Kernels: the rings (Shared statements) of each pipelined loop, which the
+  // kernel's dynamic shared memory holds one loop at a time.
+  std::vector<std::vector<const TirVar*>> stage_rings;
 };
 
 struct TirConstant {
