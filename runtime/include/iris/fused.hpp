@@ -51,6 +51,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -329,6 +331,32 @@ inline void check_heap(const char* op, const Rank& rank, const char* name, const
                "'s symmetric heap, but " + why + ": allocate it with Rank::allocate (the same call on every rank)");
 }
 
+// An extent the kernels index with i32: `name`, rows × cols elements.
+struct Extent {
+  const char* name;
+  std::int64_t rows, cols;
+};
+
+// An operand that other ranks reach: `name`, its `bytes`, and `why` they do.
+struct SharedOperand {
+  const char* name;
+  const void* p;
+  std::size_t bytes;
+  const char* why;
+};
+
+// The checks of an operation's matrices, in the order every operation makes
+// them: each extent fits i32 indexing, a, b and c are not null, and the
+// operand that other ranks reach, if any, lies in the symmetric heap.
+inline void check_operands(const char* op, const Rank& rank, std::initializer_list<Extent> extents, const void* a,
+                           const void* b, const void* c, const std::optional<SharedOperand>& shared = std::nullopt) {
+  for (const Extent& e : extents) check_elements(op, e.name, e.rows, e.cols);
+  check_pointer(op, "a", a);
+  check_pointer(op, "b", b);
+  check_pointer(op, "c", c);
+  if (shared) check_heap(op, rank, shared->name, shared->p, shared->bytes, shared->why);
+}
+
 template <class T>
 T* mutable_ptr(const T* p) {
   return const_cast<T*>(p);
@@ -371,14 +399,9 @@ void matmul_all_scatter(FusedWorkspace& ws, const T* a, const T* b, T* c, int m,
   detail::check_divides(op, "n", n, world, "columns of B");
   detail::check_config(op, config, true);
   const int n_local = n / world;
-  detail::check_elements(op, "a", m, k);
-  detail::check_elements(op, "b", k, n_local);
-  detail::check_elements(op, "c", m, n);
-  detail::check_pointer(op, "a", a);
-  detail::check_pointer(op, "b", b);
-  detail::check_pointer(op, "c", c);
-  detail::check_heap(op, rank, "c", c, std::size_t(m) * std::size_t(n) * sizeof(T),
-                     "the other ranks store their tiles of C into it");
+  detail::check_operands(op, rank, {{"a", m, k}, {"b", k, n_local}, {"c", m, n}}, a, b, c,
+                         detail::SharedOperand{"c", c, std::size_t(m) * std::size_t(n) * sizeof(T),
+                                               "the other ranks store their tiles of C into it"});
   const std::int64_t tiles = detail::ceil_div(m, config.block_m) * detail::ceil_div(n_local, config.block_n);
   const bool split = config.comm_programs > 0;
   const int grid = detail::grid_of(op, rank, config, tiles, split);
@@ -418,12 +441,11 @@ void matmul_all_reduce(FusedWorkspace& ws, const T* a, const T* b, T* c, int m, 
   detail::check_divides(op, "k", k, world, "columns of A and rows of B");
   detail::check_config(op, config, false);
   const int k_local = k / world;
-  detail::check_elements(op, "a", m, k_local);
-  detail::check_elements(op, "b", k_local, n);
-  detail::check_elements(op, "the scratch of the ranks' partial products", std::int64_t(world) * m, n);
-  detail::check_pointer(op, "a", a);
-  detail::check_pointer(op, "b", b);
-  detail::check_pointer(op, "c", c);
+  detail::check_operands(op, rank,
+                         {{"a", m, k_local},
+                          {"b", k_local, n},
+                          {"the scratch of the ranks' partial products", std::int64_t(world) * m, n}},
+                         a, b, c);
   const std::int64_t tiles = detail::ceil_div(m, config.block_m) * detail::ceil_div(n, config.block_n);
   const int grid = detail::grid_of(op, rank, config, tiles, true);
   ws.reserve(static_cast<std::size_t>(tiles * world),
@@ -457,12 +479,9 @@ void matmul_reduce_scatter(FusedWorkspace& ws, const T* a, const T* b, T* c, int
   detail::check_divides(op, "k", k, world, "columns of A and rows of B");
   detail::check_config(op, config, false);
   const int m_local = m / world, k_local = k / world;
-  detail::check_elements(op, "a", m, k_local);
-  detail::check_elements(op, "b", k_local, n);
-  detail::check_elements(op, "the scratch of the ranks' partial products", m, n);
-  detail::check_pointer(op, "a", a);
-  detail::check_pointer(op, "b", b);
-  detail::check_pointer(op, "c", c);
+  detail::check_operands(op, rank,
+                         {{"a", m, k_local}, {"b", k_local, n}, {"the scratch of the ranks' partial products", m, n}},
+                         a, b, c);
   const std::int64_t tiles = world * detail::ceil_div(m_local, config.block_m) * detail::ceil_div(n, config.block_n);
   const int grid = detail::grid_of(op, rank, config, tiles, true);
   ws.reserve(static_cast<std::size_t>(tiles * world), std::size_t(m) * std::size_t(n) * sizeof(float));
@@ -497,17 +516,13 @@ void all_gather_matmul(FusedWorkspace& ws, const T* a, const T* b, T* c, int m, 
   detail::check_divides(op, "m", m, world, "rows of A");
   detail::check_config(op, config, true);
   const int m_local = m / world;
-  detail::check_elements(op, "the gathered a", m, k);
-  detail::check_elements(op, "b", k, n);
-  detail::check_elements(op, "c", m, n);
-  detail::check_pointer(op, "a", a);
-  detail::check_pointer(op, "b", b);
-  detail::check_pointer(op, "c", c);
   const bool push = config.comm_programs > 0;
+  std::optional<detail::SharedOperand> pulled;
   if (!push) {
-    detail::check_heap(op, rank, "a", a, std::size_t(m_local) * std::size_t(k) * sizeof(T),
-                       "the other ranks load their A tiles from it (config.comm_programs > 0 pushes them instead)");
+    pulled = {"a", a, std::size_t(m_local) * std::size_t(k) * sizeof(T),
+              "the other ranks load their A tiles from it (config.comm_programs > 0 pushes them instead)"};
   }
+  detail::check_operands(op, rank, {{"the gathered a", m, k}, {"b", k, n}, {"c", m, n}}, a, b, c, pulled);
   const std::int64_t tiles = detail::ceil_div(m, config.block_m) * detail::ceil_div(n, config.block_n);
   const int grid = detail::grid_of(op, rank, config, tiles, push);
   if (push) {
