@@ -5,6 +5,11 @@
 #   check-<n>gpu.txt      gpu-check.sh with n ranks, each on its own GPU, in both
 #                         start-up modes (threads with peer access; mpirun, CUDA IPC)
 #   nccl-<n>gpu.txt/.png  bench/nccl_bench: the .iris collectives against NCCL
+#   fused-<n>gpu.txt/.csv/.md/.png
+#                         bench/fused_bench.py: the fused GEMM + communication
+#                         operations (<iris/fused.hpp>, build/bench/fused_bench)
+#                         against the plain .iris GEMM and against torch.matmul
+#                         followed by NCCL's collective (torch.distributed), bf16
 #   p2p.txt, p2p.png      bench/p2p_bench (+ NVSHMEM's put, bench/nvshmem_put.cu,
 #                         when the machine's python3 has the nvidia-nvshmem package
 #                         and nvcc: compiled here against it), GPUs 0 and 1
@@ -12,14 +17,16 @@
 # for n = 2 and every larger power of two up to N (each on GPUs 0 .. n-1).
 #
 # Usage: scripts/multi-gpu.sh [OUT]   (default build/multi-gpu)
-# Environment: PARTS (default "check nccl p2p samples": which of the above to run),
-# MAX_BYTES (largest size of nccl_bench and p2p_bench, default 1 GiB),
-# BUILD_DIR (default build). NCCL and NVSHMEM come from the machine's PyTorch install.
+# Environment: PARTS (default "check nccl fused p2p samples": which of the above to
+# run), MAX_BYTES (largest size of nccl_bench and p2p_bench, default 1 GiB),
+# FUSED_ARGS (options of bench/fused_bench.py, default none: a short list of
+# shapes; "--full" for issue 17's), BUILD_DIR (default build). NCCL and NVSHMEM
+# come from the machine's PyTorch install.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 out=${1:-build/multi-gpu}
 build=${BUILD_DIR:-build}
-parts=${PARTS:-check nccl p2p samples}
+parts=${PARTS:-check nccl fused p2p samples}
 max_bytes=${MAX_BYTES:-1073741824}
 mkdir -p "$out"
 # NVLink multicast stays off: it can take the host's GPUs out of service.
@@ -73,6 +80,13 @@ for n in $counts; do
     "$build/bench/nccl_bench" "$n" "$max_bytes" > "$out/nccl-${n}gpu.txt" 2>&1 || status=1
     cat "$out/nccl-${n}gpu.txt"
     python3 bench/plot_bench.py "$out/nccl-${n}gpu.png" "$out/nccl-${n}gpu.txt" || status=1
+  fi
+  if want fused; then
+    echo "== fused GEMM + communication against torch.matmul + NCCL, $n GPUs"
+    # shellcheck disable=SC2086 # FUSED_ARGS is a list of options
+    python3 bench/fused_bench.py --bench "$build/bench/fused_bench" --ranks "$n" --out "$out/fused-${n}gpu" \
+      ${FUSED_ARGS:-} > "$out/fused-${n}gpu.log" 2>&1 || status=1
+    cat "$out/fused-${n}gpu.md" 2>/dev/null || tail -n 20 "$out/fused-${n}gpu.log"
   fi
 done
 
