@@ -44,6 +44,10 @@ void Checker::run() {
 }
 
 void Checker::declare_functions() {
+  // The modules' names before the file's own, so that the file's definition
+  // is the one reported as taking a module's name, wherever the import is.
+  for (const Item& item : module_.items)
+    if (item.kind == Item::Kind::Import && item.import->module) declare_module(*item.import);
   for (Item& item : module_.items) {
     if (item.kind == Item::Kind::Import) declare_imported(*item.import);
     if (item.kind != Item::Kind::Function) continue;
@@ -68,6 +72,34 @@ void Checker::declare_imported(const ImportDecl& decl) {
     }
     Binding* b = bind(Binding::Kind::Function, fn->name, fn->name_range, Type::void_type());
     b->function = fn;
+  }
+}
+
+// A module's device functions and constants join the file's global scope
+// (the module was checked first); its kernels, which cannot be called, and the
+// modules it imports in turn stay its own.
+void Checker::declare_module(const ImportDecl& decl) {
+  auto& scope = scopes_.back();
+  for (const Item& item : decl.module->items) {
+    const Binding* b = nullptr;
+    if (item.kind == Item::Kind::Const) b = item.constant->binding;
+    if (item.kind == Item::Kind::Function && !item.function->is_kernel) {
+      Binding* function = module_.make<Binding>();
+      function->kind = Binding::Kind::Function;
+      function->name = item.function->name;
+      function->range = item.function->name_range;
+      function->function = item.function;
+      b = function;
+    }
+    if (!b) continue;
+    if (auto it = scope.find(b->name); it != scope.end()) {  // another module's
+      diags_.error(DiagKind::DefinedInModule, decl.path_range, b->name,
+                   module_of_.at(it->second)->source_name);
+      diags_.note(DiagKind::PreviousDefinition, it->second->range, b->name);
+      continue;
+    }
+    scope[b->name] = b;
+    module_of_[b] = decl.module;
   }
 }
 
@@ -184,7 +216,10 @@ bool Checker::always_returns(const Stmt* s) {
 Binding* Checker::bind(Binding::Kind kind, std::string_view name, llvm::SMRange range, Type type) {
   auto& scope = scopes_.back();
   if (auto it = scope.find(name); it != scope.end()) {
-    diags_.error(DiagKind::Redefinition, range, name);
+    if (auto module = module_of_.find(it->second); module != module_of_.end())
+      diags_.error(DiagKind::DefinedInModule, range, name, module->second->source_name);
+    else
+      diags_.error(DiagKind::Redefinition, range, name);
     diags_.note(DiagKind::PreviousDefinition, it->second->range, name);
   }
   Binding* b = module_.make<Binding>();

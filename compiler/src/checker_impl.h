@@ -22,6 +22,7 @@ class Checker {
   // ---- check_decls.cpp
   void declare_functions();
   void declare_imported(const ImportDecl& decl);
+  void declare_module(const ImportDecl& decl);
   void resolve_signature(Function& fn);
   void check_const(ConstDecl& decl);
   void check_function(Function& fn);
@@ -97,6 +98,8 @@ class Checker {
   Module& module_;
   Diagnostics& diags_;
   std::vector<std::unordered_map<std::string_view, const Binding*>> scopes_;
+  // The names imported .iris modules declare, and the module of each.
+  std::unordered_map<const Binding*, const Module*> module_of_;
   // Every name the function being checked binds, with the point where it
   // becomes visible, to tell "used before it is bound" from "undeclared".
   struct LaterBinding {

@@ -2,7 +2,8 @@
 //
 // Every kernel becomes a struct template over its compile-time parameters,
 // holding `run` (the body of one program instance) and `launch` (the typed
-// host entry point). Device functions become inline functions. Each TIR
+// host entry point). Device functions become inline functions, those of each
+// imported .iris module in a namespace of the module's. Each TIR
 // operation is the tile library's function of tir_ops.def (iris::add,
 // iris::load, ...), and each expression tree one C++ expression: the library
 // keeps offsets built from arange symbolic, so contiguous accesses vectorise
@@ -72,7 +73,7 @@ std::string type_cpp(const TirType& t) {
 class Printer {
  public:
   Printer(const TirModule& m, const llvm::SourceMgr& sources, llvm::raw_ostream& out)
-      : m_(m), sources_(sources), out_(out), file_(c_string(m.source_name)) {}
+      : m_(m), sources_(sources), out_(out) {}
 
   void module() {
     out_ << fmt::format(
@@ -87,9 +88,17 @@ class Printer {
     // and device functions of several .iris files can share names in one
     // program; the kernels are also named in iris_kernels, for host code.
     out_ << fmt::format("\nnamespace iris_kernels {{\nnamespace {} {{\n", m_.namespace_name);
-    for (const TirConstant& c : m_.constants)
-      out_ << fmt::format("\ninline constexpr {} {} = {};\n", type_cpp(c.var->type), c.var->cpp_name, c.value);
-    for (const TirFunction* f : m_.functions) f->is_kernel ? kernel(*f) : device_function(*f);
+    // Each imported module's constants and device functions, in a namespace of
+    // their own inside the file's: every file that imports a module has its
+    // own copy, so that several such files build into one program, and their
+    // generated headers into one source file, without a definition shared
+    // between them (that a checked and an unchecked file would make differ).
+    for (const TirImportedModule& imported : m_.modules) {
+      out_ << fmt::format("\n// {}\nnamespace {} {{\n", imported.source_name, imported.namespace_name);
+      items(&imported);
+      out_ << fmt::format("\n}}  // namespace {}\n", imported.namespace_name);
+    }
+    items(nullptr);
     out_ << fmt::format("\n}}  // namespace {}\n\n", m_.namespace_name);
     for (const TirFunction* f : m_.functions)
       if (f->is_kernel) out_ << fmt::format("using {}::{};\n", m_.namespace_name, f->cpp_name);
@@ -99,6 +108,17 @@ class Printer {
 
  private:
   // ------------------------------------------------------------- items
+  // The constants and functions of an imported module, or (null) of the file.
+  void items(const TirImportedModule* module) {
+    module_ = module;
+    file_ = c_string(module ? module->source_name : m_.source_name);
+    for (const TirConstant& c : m_.constants)
+      if (c.module == module)
+        out_ << fmt::format("\ninline constexpr {} {} = {};\n", type_cpp(c.var->type), c.var->cpp_name, c.value);
+    for (const TirFunction* f : m_.functions)
+      if (f->module == module) f->is_kernel ? kernel(*f) : device_function(*f);
+  }
+
   static std::string params(const TirFunction& f) {
     std::string s = "[[maybe_unused]] const iris::Program& iris_program";
     for (const TirVar* p : f.params) s += fmt::format(", [[maybe_unused]] {} {}", type_cpp(p->type), p->cpp_name);
@@ -358,7 +378,12 @@ class Printer {
       case TirOp::Fence:  // checked builds tell the race detector what it orders
         return fmt::format("{}<{}>({})", info.runtime, order(v), v->checked ? site(v) : "");
       case TirOp::CallDevice: {
-        std::string s = fmt::format("{}(iris_program", v->callee->cpp_name);
+        // A module's function called from outside the module: through the
+        // module's namespace, which is the caller's or a sibling of it.
+        const TirImportedModule* callee_module = v->callee->module;
+        std::string s = callee_module && callee_module != module_
+                            ? fmt::format("{}::{}(iris_program", callee_module->namespace_name, v->callee->cpp_name)
+                            : fmt::format("{}(iris_program", v->callee->cpp_name);
         for (const TirValue* arg : a) s += ", " + stored(arg);
         return s + ")";
       }
@@ -381,7 +406,10 @@ class Printer {
   const TirModule& m_;
   const llvm::SourceMgr& sources_;
   llvm::raw_ostream& out_;
-  const std::string file_;  // the source's name, escaped
+  // What is being printed: an imported module (null: the file), and the name
+  // of its source, escaped.
+  const TirImportedModule* module_ = nullptr;
+  std::string file_;
 };
 
 }  // namespace

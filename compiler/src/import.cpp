@@ -28,25 +28,27 @@ std::optional<Type> scalar_type(std::string_view name) {
 
 class Importer {
  public:
-  Importer(Module& module, llvm::SourceMgr& sources, unsigned main_id, Diagnostics& diags,
-           const ImportOptions& options)
-      : module_(module), sources_(sources), diags_(diags), options_(options) {
-    llvm::StringRef main = sources.getMemoryBuffer(main_id)->getBufferIdentifier();
-    // Standard input has no folder: imports are relative to the current one.
-    if (main != "<stdin>") base_dir_ = llvm::sys::path::parent_path(main).str();
-  }
+  Importer(Module& module, llvm::SourceMgr& sources, const std::string& dir, Diagnostics& diags,
+           const ImportOptions& options, ModuleLoader& modules)
+      : module_(module), sources_(sources), diags_(diags), options_(options), modules_(modules),
+        base_dir_(dir) {}
 
   void run() {
-    for (Item& item : module_.items)
-      if (item.kind == Item::Kind::Import && !item.import->path.empty()) import(*item.import);
+    for (Item& item : module_.items) {
+      if (item.kind != Item::Kind::Import || item.import->path.empty()) continue;
+      if (llvm::StringRef(item.import->path).ends_with(".iris")) import_module(*item.import);
+      else import(*item.import);
+    }
   }
 
  private:
-  // The header `path` names: relative to the .iris file, then to each -I
-  // directory; absolute and without dots. Empty when not found.
-  std::string find(std::string_view path) const {
+  // The file `path` names: relative to the .iris file, then to each -I
+  // directory, then (modules only) among the package's modules.
+  std::optional<FoundFile> find(std::string_view path, bool is_module) const {
     std::vector<std::string> dirs = {base_dir_};
     dirs.insert(dirs.end(), options_.include_dirs.begin(), options_.include_dirs.end());
+    bool search_package = is_module && !options_.module_dir.empty();
+    if (search_package) dirs.push_back(options_.module_dir);
     for (const std::string& dir : dirs) {
       llvm::SmallString<256> candidate(path);
       if (!llvm::sys::path::is_absolute(candidate)) {
@@ -54,19 +56,39 @@ class Importer {
         llvm::sys::path::append(candidate, path);
       }
       if (!llvm::sys::fs::is_regular_file(candidate)) continue;
+      bool from_package = search_package && &dir == &dirs.back();
+      llvm::sys::path::remove_dots(candidate, /*remove_dot_dot=*/true);
+      FoundFile found;
+      found.name = from_package ? std::string(path) : std::string(candidate);
       llvm::sys::fs::make_absolute(candidate);
       llvm::sys::path::remove_dots(candidate, /*remove_dot_dot=*/true);
-      return std::string(candidate);
+      found.path = std::string(candidate);
+      // A package module's name is no folder of this machine: its own
+      // imports go by its absolute path.
+      found.dir = llvm::sys::path::parent_path(from_package ? found.path : found.name).str();
+      return found;
     }
-    return "";
+    return std::nullopt;
+  }
+
+  // An .iris module: the loader checks it once, whichever file imports it
+  // first; a second import of it in this file changes nothing.
+  void import_module(ImportDecl& decl) {
+    std::optional<FoundFile> found = find(decl.path, /*is_module=*/true);
+    if (!found) {
+      diags_.error(DiagKind::ModuleNotFound, decl.path_range, decl.path);
+      return;
+    }
+    if (imported_.insert(found->path).second) decl.module = modules_.load(decl, *found);
   }
 
   void import(ImportDecl& decl) {
-    decl.header = find(decl.path);
-    if (decl.header.empty()) {
+    std::optional<FoundFile> found = find(decl.path, /*is_module=*/false);
+    if (!found) {
       diags_.error(DiagKind::ImportNotFound, decl.range, decl.path);
       return;
     }
+    decl.header = found->path;
     if (!imported_.insert(decl.header).second) {  // imported twice: the first one does it all
       decl.header.clear();
       return;
@@ -183,6 +205,7 @@ class Importer {
   llvm::SourceMgr& sources_;
   Diagnostics& diags_;
   const ImportOptions& options_;
+  ModuleLoader& modules_;
   std::string base_dir_;
   llvm::StringSet<> imported_;
   llvm::StringMap<unsigned> buffers_;
@@ -191,9 +214,9 @@ class Importer {
 
 }  // namespace
 
-void resolve_imports(Module& module, llvm::SourceMgr& sources, unsigned main_id,
-                     Diagnostics& diags, const ImportOptions& options) {
-  Importer(module, sources, main_id, diags, options).run();
+void resolve_imports(Module& module, llvm::SourceMgr& sources, const std::string& dir,
+                     Diagnostics& diags, const ImportOptions& options, ModuleLoader& modules) {
+  Importer(module, sources, dir, diags, options, modules).run();
 }
 
 }  // namespace irisc

@@ -96,24 +96,38 @@ void print_tokens(const FrontendResult& result, const llvm::SourceMgr& sources,
 }
 
 // The files the compilation read, for -MD: the input (unless it is standard
-// input) and every file the parses of its imports read.
-std::vector<std::string> files_read(const Module* module) {
+// input), the .iris modules it imports and every file the parses of the
+// headers they all import read.
+std::vector<std::string> files_read(const FrontendResult& result) {
   std::vector<std::string> files;
   if (input != "-") files.push_back(input);
-  if (!module) return files;  // --emit=tokens
-  for (const Item& item : module->items)
-    if (item.kind == Item::Kind::Import)
-      files.insert(files.end(), item.import->files.begin(), item.import->files.end());
+  if (!result.module) return files;  // --emit=tokens
+  std::vector<const Module*> modules = {result.module.get()};
+  for (const auto& module : result.imported_modules) {
+    files.push_back(module->path);
+    modules.push_back(module.get());
+  }
+  for (const Module* module : modules)
+    for (const Item& item : module->items)
+      if (item.kind == Item::Kind::Import)
+        files.insert(files.end(), item.import->files.begin(), item.import->files.end());
   return files;
 }
 
-// irisc-import-hip is installed next to irisc.
+// irisc-import-hip is installed next to irisc, and the package's .iris modules
+// in the include folder beside irisc's folder: <prefix>/bin/irisc and
+// <prefix>/include/iris/*.iris, or in the build tree compiler/irisc and
+// include, a link to runtime/include (cmake/IrisPackage.cmake).
 ImportOptions import_options(const char* argv0) {
   static int anchor;
-  llvm::SmallString<256> helper(llvm::sys::fs::getMainExecutable(argv0, &anchor));
-  llvm::sys::path::remove_filename(helper);
+  llvm::SmallString<256> dir(llvm::sys::fs::getMainExecutable(argv0, &anchor));
+  llvm::sys::path::remove_filename(dir);
+  llvm::SmallString<256> helper(dir);
   llvm::sys::path::append(helper, import_protocol::kTool);
-  return {std::string(helper), include_dirs, compile_commands};
+  llvm::SmallString<256> modules(dir), module_dir;
+  llvm::sys::path::append(modules, "..", "include");
+  if (llvm::sys::fs::real_path(modules, module_dir)) module_dir.clear();
+  return {std::string(helper), include_dirs, compile_commands, std::string(module_dir)};
 }
 
 // Checks the -MD options before any work; returns an error message or "".
@@ -126,13 +140,13 @@ std::string depfile_usage_error() {
   return "";
 }
 
-int write_deps_file(const Module* module) {
+int write_deps_file(const FrontendResult& result) {
   std::string path = dep_file.empty() ? output + ".d" : dep_file.getValue();
   std::error_code ec;
   llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_Text);
   if (ec) return fail("cannot write '" + path + "': " + ec.message(), kExitUserError);
   write_depfile(out, dep_target.empty() ? output.getValue() : dep_target.getValue(),
-                files_read(module));
+                files_read(result));
   return 0;
 }
 
@@ -188,7 +202,7 @@ int run(const char* argv0) {
     }
     case Emit::Summary: print_summary(*result.module, input == "-" ? "<stdin>" : input.getValue(), out); break;
   }
-  return write_deps ? write_deps_file(result.module.get()) : 0;
+  return write_deps ? write_deps_file(result) : 0;
 }
 
 }  // namespace

@@ -155,6 +155,7 @@ class Parser {
     const Token& path = advance();
     auto* decl = module_.make<ImportDecl>();
     decl->path = decode_string(path.text);
+    decl->path_range = path.range();
     if (decl->path.empty()) diags_.error(DiagKind::EmptyImportPath, path.range());
     if (!expect(TokenKind::Semi, "after the import")) return false;
     decl->range = from(begin);

@@ -41,10 +41,10 @@ std::string cpp_name(std::string_view name) {
   return std::string(name);
 }
 
-// The namespace of a file's items: its name up to the first '.', other
-// characters than letters and digits as single '_' inside it, and "_iris"
-// ("all_gather.iris" -> all_gather_iris, "<stdin>" -> stdin_iris).
-std::string module_namespace(std::string_view source_name) {
+// A file's name as an identifier: its name up to the first '.', other
+// characters than letters and digits as single '_' inside it ("all_gather.iris"
+// -> all_gather, "<stdin>" -> stdin, "2d.iris" -> m2d).
+std::string file_identifier(std::string_view source_name) {
   std::string_view stem = source_name.substr(source_name.find_last_of("/\\") + 1);
   stem = stem.substr(0, stem.find('.'));
   std::string name;
@@ -54,7 +54,7 @@ std::string module_namespace(std::string_view source_name) {
   }
   if (!name.empty() && name.back() == '_') name.pop_back();
   if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) name = "m" + name;
-  return name + "_iris";
+  return name;
 }
 
 class Namer {
@@ -88,8 +88,19 @@ class Namer {
 
 }  // namespace
 
+// The file's items live in namespace <file>_iris, and the items of each
+// module it imports in iris_module_<module> inside it (numbered when two
+// modules have one name): a name no .iris name can take, as those starting
+// with iris_ get a '_'.
 void assign_names(TirModule& module) {
-  module.namespace_name = module_namespace(module.source_name);
+  module.namespace_name = file_identifier(module.source_name) + "_iris";
+  std::unordered_set<std::string> taken;
+  for (TirImportedModule& imported : module.modules) {
+    std::string base = "iris_module_" + file_identifier(imported.source_name);
+    imported.namespace_name = base;
+    for (int n = 2; !taken.insert(imported.namespace_name).second; ++n)
+      imported.namespace_name = fmt::format("{}_{}", base, n);
+  }
   for (TirConstant& c : module.constants) c.var->cpp_name = cpp_name(c.var->name);
   Namer namer;
   for (TirFunction* f : module.functions) namer.function(*f);

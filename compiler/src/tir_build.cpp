@@ -19,6 +19,7 @@
 
 #include "irisc/builtins.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -108,27 +109,59 @@ class Builder {
  public:
   explicit Builder(TirModule& module) : m_(module) {}
 
+  // The file's items, after the constants and device functions of every
+  // module it imports (each once, after the modules it imports itself).
   void module(const Module& ast) {
-    for (const Item& item : ast.items) {
-      if (item.kind == Item::Kind::Import && !item.import->header.empty())
-        m_.headers.push_back(item.import->header);
-      if (item.kind == Item::Kind::Const) {
-        const Binding* b = item.constant->binding;
-        m_.constants.push_back({variable(b, b->type), b->constant->text()});
-      }
-    }
-    // Every function first, so that a call may precede its callee.
+    std::vector<const Module*> imported;
+    collect_modules(ast, imported);
     std::vector<const Function*> order;
-    for (bool kernels : {false, true})
-      for (const Item& item : ast.items)
-        if (item.kind == Item::Kind::Function && item.function->is_kernel == kernels) {
-          order.push_back(item.function);
-          functions_[item.function] = m_.functions.emplace_back(m_.make_function());
-        }
+    for (const Module* module : imported) {
+      TirImportedModule* unit = &m_.modules.emplace_back(TirImportedModule{module->source_name, ""});
+      declare_items(*module, unit, /*kernels=*/false, order);
+    }
+    declare_items(ast, nullptr, /*kernels=*/false, order);
+    declare_items(ast, nullptr, /*kernels=*/true, order);
     for (const Function* fn : order) function(*fn, *functions_.at(fn));
   }
 
  private:
+  // The modules `ast` imports, depth first, each after those it imports.
+  static void collect_modules(const Module& ast, std::vector<const Module*>& out) {
+    for (const Item& item : ast.items) {
+      const Module* imported = item.kind == Item::Kind::Import ? item.import->module : nullptr;
+      if (!imported || std::find(out.begin(), out.end(), imported) != out.end()) continue;
+      collect_modules(*imported, out);
+      out.push_back(imported);
+    }
+  }
+
+  // The imported headers and constants of `ast` (with its device functions)
+  // or its kernels, declared before any body is built, so that a call may
+  // precede its callee.
+  void declare_items(const Module& ast, const TirImportedModule* unit, bool kernels,
+                     std::vector<const Function*>& order) {
+    for (const Item& item : ast.items) {
+      if (kernels) {
+        if (item.kind == Item::Kind::Function && item.function->is_kernel) declare_function(*item.function, unit, order);
+        continue;
+      }
+      if (item.kind == Item::Kind::Import && !item.import->header.empty() &&
+          std::find(m_.headers.begin(), m_.headers.end(), item.import->header) == m_.headers.end())
+        m_.headers.push_back(item.import->header);
+      if (item.kind == Item::Kind::Const) {
+        const Binding* b = item.constant->binding;
+        m_.constants.push_back({variable(b, b->type), b->constant->text(), unit});
+      }
+      if (item.kind == Item::Kind::Function && !item.function->is_kernel) declare_function(*item.function, unit, order);
+    }
+  }
+
+  void declare_function(const Function& fn, const TirImportedModule* unit, std::vector<const Function*>& order) {
+    order.push_back(&fn);
+    TirFunction* f = functions_[&fn] = m_.functions.emplace_back(m_.make_function());
+    f->module = unit;
+  }
+
   // ------------------------------------------------------------ items
   TirVar* variable(const Binding* b, const Type& type) {
     TirVar* var = m_.make_var(b->name, tir_type(type));

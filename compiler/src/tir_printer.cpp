@@ -22,8 +22,13 @@ class TirPrinter {
     if (!m.namespace_name.empty()) out_ << fmt::format(" namespace {}", m.namespace_name);
     out_ << "\n";
     for (const std::string& header : m.headers) out_ << fmt::format("import \"{}\"\n", header);
+    for (const TirImportedModule& imported : m.modules) {
+      out_ << fmt::format("import module \"{}\"", imported.source_name);
+      if (!imported.namespace_name.empty()) out_ << fmt::format(" namespace {}", imported.namespace_name);
+      out_ << "\n";
+    }
     for (const TirConstant& c : m.constants)
-      out_ << fmt::format("const {}: {} = {}\n", name(c.var), c.var->type.str(), c.value);
+      out_ << fmt::format("const {}{}: {} = {}\n", qualifier(c.module), name(c.var), c.var->type.str(), c.value);
     for (const TirFunction* f : m.functions) function(*f);
   }
 
@@ -32,6 +37,14 @@ class TirPrinter {
   template <class Named>
   static std::string name(const Named* n) { return n->cpp_name.empty() ? std::string(n->name) : n->cpp_name; }
 
+  // What precedes the name of an imported module's item: the module's
+  // namespace once the naming pass has given one, else its quoted name.
+  static std::string qualifier(const TirImportedModule* module) {
+    if (!module) return "";
+    if (module->namespace_name.empty()) return fmt::format("\"{}\"::", module->source_name);
+    return module->namespace_name + "::";
+  }
+
   void function(const TirFunction& f) {
     next_ = 0;
     std::vector<std::string> ct, params;
@@ -39,7 +52,7 @@ class TirPrinter {
       ct.push_back(fmt::format("{}: {}{}", name(f.ct_params[i]), f.ct_params[i]->type.str(),
                                f.ct_defaults[i].empty() ? "" : " = " + f.ct_defaults[i]));
     for (const TirVar* p : f.params) params.push_back(fmt::format("{}: {}", name(p), p->type.str()));
-    out_ << fmt::format("\n{} {}{}({})", f.is_kernel ? "kernel" : "func",
+    out_ << fmt::format("\n{} {}{}{}({})", f.is_kernel ? "kernel" : "func", qualifier(f.module),
                         name(&f),
                         ct.empty() ? "" : fmt::format("<{}>", fmt::join(ct, ", ")), fmt::join(params, ", "));
     if (!f.result.is_void()) out_ << " -> " << f.result.str();
@@ -119,9 +132,7 @@ class TirPrinter {
       case TirOp::NamedConstant:
       case TirOp::CallImported: attrs.push_back(std::string(v->text)); break;
       case TirOp::Read: attrs.push_back(name(v->var)); break;
-      case TirOp::CallDevice:
-        attrs.push_back(name(v->callee));
-        break;
+      case TirOp::CallDevice: attrs.push_back(qualifier(v->callee->module) + name(v->callee)); break;
       default: break;
     }
     for (std::string_view a : {v->atomic_op, v->cmp, v->sem, v->scope})

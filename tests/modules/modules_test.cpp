@@ -1,6 +1,7 @@
 // Two .iris files that both define `SCALE` and `adjust` (left.iris,
-// right.iris) in one program: it builds, and each kernel uses its own file's
-// definitions (values computed here from the two files' formulas).
+// right.iris) and both import the module bias.iris, in one program: it
+// builds, and each kernel uses its own file's definitions and the module's
+// (values computed here from the three files' formulas).
 #include "left.iris.hpp"
 #include "right.iris.hpp"
 
@@ -15,8 +16,9 @@ int main() {
     iris_kernels::left::launch({1}, rank.device_context(), a, n);
     iris_kernels::right::launch({1}, rank.device_context(), b, n);
     for (int i = 0; i < n; ++i) {
-      if (a[i] != i * 2 + 1) ++failures, std::fprintf(stderr, "left[%d] = %d, expected %d\n", i, a[i], i * 2 + 1);
-      if (b[i] != i * 10 - 3) ++failures, std::fprintf(stderr, "right[%d] = %d, expected %d\n", i, b[i], i * 10 - 3);
+      int left = i * 2 + 1 + 1000, right = i * 10 - 3 + 1000;
+      if (a[i] != left) ++failures, std::fprintf(stderr, "left[%d] = %d, expected %d\n", i, a[i], left);
+      if (b[i] != right) ++failures, std::fprintf(stderr, "right[%d] = %d, expected %d\n", i, b[i], right);
     }
   });
   std::printf(failures ? "modules: FAILED (%d)\n" : "modules: passed\n", failures);

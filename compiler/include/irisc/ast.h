@@ -190,11 +190,19 @@ struct ConstDecl {
   const Binding* binding = nullptr;  // checker
 };
 
+class Module;
+
+// `import "path";`: a HIP/C++ header, or, when the path ends in ".iris", an
+// .iris module (import.h).
 struct ImportDecl {
   std::string path;  // decoded
   llvm::SMRange range;
+  llvm::SMRange path_range;  // the string literal
   // import phase
   std::string header;  // the file found, absolute; empty if not found or imported before
+  // A module: the module, checked; null if it is not one, was not found, had
+  // errors or was imported before by the same file.
+  const Module* module = nullptr;
   std::string description;  // the helper's output (import_protocol.h)
   std::vector<Function*> functions;  // the functions first declared in this import
   std::vector<std::string_view> files;  // every file its parse read
@@ -228,6 +236,11 @@ class Module {
   }
 
   std::vector<Item> items;
+  // An imported .iris module's name in diagnostics and the generated code,
+  // and its absolute path (set by the front end's module loader; empty for
+  // the file compiled).
+  std::string source_name;
+  std::string path;
 
  private:
   template <class T>

@@ -1,6 +1,7 @@
 // The front end's driver: the plain list of phases (lex, parse, import,
-// check) run over one source buffer. Each phase stops the run when it reported errors, so
-// later phases never see a broken input.
+// check) run over one source buffer, and over each .iris module it imports.
+// Each phase stops the run when it reported errors, so later phases never see
+// a broken input.
 #pragma once
 
 #include "irisc/ast.h"
@@ -9,6 +10,7 @@
 #include "irisc/token.h"
 
 #include <memory>
+#include <vector>
 
 namespace irisc {
 
@@ -17,6 +19,9 @@ enum class Stage { Tokens, Ast, Checked };
 struct FrontendResult {
   TokenList tokens;
   std::unique_ptr<Module> module;
+  // The .iris modules it imports, directly or through other modules, each
+  // once; the imports of `module` and of these point to them.
+  std::vector<std::unique_ptr<Module>> imported_modules;
   bool ok = false;  // no errors up to the last stage run
 };
 

@@ -154,7 +154,16 @@ struct TirStmt {
   std::string end_name, step_name;
 };
 
+// An .iris module the file imports, directly or through another module: its
+// constants and device functions are part of the file's TIR, and are printed
+// in a namespace of their own (its kernels are not).
+struct TirImportedModule {
+  std::string source_name;     // for #line directives and checked-mode reports
+  std::string namespace_name;  // the naming pass
+};
+
 struct TirFunction {
+  const TirImportedModule* module = nullptr;  // where it is defined; null: the file itself
   bool is_kernel = false;
   std::string_view name;
   std::string cpp_name;  // the naming pass
@@ -172,14 +181,16 @@ struct TirFunction {
 struct TirConstant {
   TirVar* var;
   std::string value;
+  const TirImportedModule* module = nullptr;  // where it is defined; null: the file itself
 };
 
 struct TirModule {
   std::string source_name;     // for #line directives and checked-mode reports
   std::string namespace_name;  // the naming pass
   std::vector<std::string> headers;  // imported, by absolute path
-  std::vector<TirConstant> constants;
-  std::vector<TirFunction*> functions;  // device functions, then kernels
+  std::deque<TirImportedModule> modules;  // each after the modules it imports
+  std::vector<TirConstant> constants;  // the modules' first, in that order
+  std::vector<TirFunction*> functions;  // the modules' device functions, the file's, then its kernels
 
   TirValue* make_value(TirOp op, TirType type, llvm::SMLoc loc) {
     return &values_.emplace_back(TirValue{op, std::move(type), loc});
