@@ -24,6 +24,8 @@
 #                   lib/                      the runtime libraries
 #                   include/iris/             the runtime headers, and hip_include/hip,
 #                                             the link to the HIP headers (GPU target);
+#                                             the package's .iris modules (gemm.iris),
+#                                             which irisc finds from bin/ without -I;
 #                                             fused.hpp, the fused operations, with
 #                                             fused/: their kernels (fused_gemm.iris) and
 #                                             the C++ irisc made of them (*.iris.hpp)
