@@ -352,8 +352,9 @@ class Printer {
         return fmt::format("{}({}, {}, {}, {})", info.runtime, expr(a[0]), optional(a[1], "iris::NoMask{}"),
                            optional(a[2], "iris::NoOther{}"), site(v));
       case TirOp::CopyAsync:
-        return fmt::format("{}({}, {}, {}, {}, {})", info.runtime, expr(a[3]), expr(a[0]),
-                           optional(a[1], "iris::NoMask{}"), optional(a[2], "iris::NoOther{}"), site(v));
+        return fmt::format("{}({}, {}, {}, {}, {}{})", info.runtime, expr(a[3]), expr(a[0]),
+                           optional(a[1], "iris::NoMask{}"), optional(a[2], "iris::NoOther{}"), site(v),
+                           v->contiguous_rows ? ", iris::ContiguousRows{}" : "");
       case TirOp::StageAt: return fmt::format("{}[{}]", expr(a[0]), expr(a[1]));
       case TirOp::CommitAsync: return fmt::format("{}()", info.runtime);
       case TirOp::WaitAsync: return fmt::format("{}<{}>()", info.runtime, expr(a[0]));

@@ -50,6 +50,7 @@
 #include "irisc/tir_walk.h"
 
 #include <functional>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -72,6 +73,48 @@ bool only_loads(const TirValue* v) {
   return recomputable(v);
 }
 
+// How far v's elements advance from one column to the next, in elements
+// (pointers) or units: 0 where v is the same along each row, nullopt where
+// it is not known. `lets` gives the value of each let, which is never
+// assigned again. Pointer tiles built as base + rows[:, None] * ld +
+// (k + arange(BK))[None, :] advance by 1.
+std::optional<int64_t> row_stride(const TirValue* v, const std::unordered_map<const TirVar*, const TirValue*>& lets) {
+  if (!v->type.is_tile()) return 0;
+  auto of = [&](size_t i) { return row_stride(v->operands[i], lets); };
+  switch (v->op) {
+    case TirOp::Read: {
+      auto let = lets.find(v->var);
+      return let == lets.end() ? std::nullopt : row_stride(let->second, lets);
+    }
+    case TirOp::Arange: return 1;
+    case TirOp::Broadcast:
+    case TirOp::Zeros:
+    case TirOp::Full: return 0;
+    case TirOp::AddAxis: return v->axis == 1 ? std::optional<int64_t>(0) : of(0);
+    case TirOp::BroadcastTo: return v->operands[0]->type.dims.back().is_one() ? std::optional<int64_t>(0) : of(0);
+    case TirOp::Convert:
+    case TirOp::ConvertLayout: return of(0);
+    case TirOp::Add:
+    case TirOp::Sub: {
+      auto a = of(0), b = of(1);
+      if (!a || !b) return std::nullopt;
+      return v->op == TirOp::Add ? *a + *b : *a - *b;
+    }
+    case TirOp::Mul: {
+      auto a = of(0), b = of(1);
+      if (a == 0 && b == 0) return 0;
+      // By a constant: stride times the constant.
+      for (auto [stride, other] : {std::pair{a, v->operands[1]}, std::pair{b, v->operands[0]}}) {
+        const TirValue* c = other->op == TirOp::Broadcast ? other->operands[0] : other;
+        if (stride && c->op == TirOp::Constant && c->literal != TirValue::Literal::Float)
+          return *stride * static_cast<int64_t>(c->int_bits);
+      }
+      return std::nullopt;
+    }
+    default: return std::nullopt;
+  }
+}
+
 TirType i32_type() {
   TirType t;
   t.kind = TirType::Kind::Scalar;
@@ -81,7 +124,11 @@ TirType i32_type() {
 
 class Pipeliner {
  public:
-  Pipeliner(TirModule& module, TirFunction& function) : m_(module), f_(function) {}
+  Pipeliner(TirModule& module, TirFunction& function) : m_(module), f_(function) {
+    for_each_stmt(function.body, [&](TirStmt* s) {
+      if (s->kind == TirStmtKind::Let) function_lets_[s->var] = s->value;
+    });
+  }
 
   // Pipelines `loop` (statement `index` of `block`) if it qualifies.
   void loop(TirStmt& block, size_t index) {
@@ -237,6 +284,7 @@ class Pipeliner {
     TirValue* copy = m_.make_value(TirOp::CopyAsync, TirType{}, load->loc);
     for (const TirValue* operand : load->operands) copy->operands.push_back(clone(operand, at));
     copy->operands.push_back(stage);
+    copy->contiguous_rows = row_stride(copy->operands[0], function_lets_) == 1;
     return copy;
   }
 
@@ -378,6 +426,7 @@ class Pipeliner {
   const TirStmt* loop_ = nullptr;
   std::unordered_map<const TirVar*, TirValue*> lets_;  // the loop body's lets, by variable
   std::vector<Operand> operands_;                     // the loop's loaded dot operands
+  std::unordered_map<const TirVar*, const TirValue*> function_lets_;  // every let of the function
 };
 
 }  // namespace

@@ -457,7 +457,7 @@ void check_dot_in_layout_of_type() {
 // fills Stages - 1 blocks ahead, and dot reading the stages. a has m valid rows
 // of M and k valid columns, leading dimension lda; b k valid rows and n valid
 // columns of N, leading dimension ldb. Masked-off elements are `other`, 0.
-template <class T, int M, int K, int N, int Stages, int Steps>
+template <class T, int M, int K, int N, int Stages, int Steps, class Known>
 struct StagedDot {
   using AStages = iris::SharedStages<T, M, K, Stages>;
   using BStages = iris::SharedStages<T, K, N, Stages>;
@@ -470,9 +470,9 @@ struct StagedDot {
     const BStages b_stages{a_stages.end()};
     auto issue = [&](int s) {
       copy_async(a_stages[s % Stages], add(a + s * K, window_offsets<M, K>(lda)), window_mask<M, K>(m, k - s * K),
-                 T(0));
+                 T(0), Unchecked{}, Known{});
       copy_async(b_stages[s % Stages], add(b + s * K * ldb, window_offsets<K, N>(ldb)),
-                 window_mask<K, N>(k - s * K, n), T(0));
+                 window_mask<K, N>(k - s * K, n), T(0), Unchecked{}, Known{});
     };
     for (int s = 0; s < Stages - 1; ++s) {
       if (s < Steps) issue(s);
@@ -489,7 +489,9 @@ struct StagedDot {
   }
 };
 
-template <class T, int M, int K, int N, int Stages, int Steps>
+// Known: what copy_async is told of the pointers (the windows' rows are
+// contiguous, so both must give the same result).
+template <class T, int M, int K, int N, int Stages, int Steps, class Known = iris::AnyPointers>
 void check_staged_dot(int m, int k, int n, int lda, int ldb) {
   CAPTURE(M);
   CAPTURE(K);
@@ -506,7 +508,7 @@ void check_staged_dot(int m, int k, int n, int lda, int ldb) {
     for (int kk = 0; kk < k; ++kk) a[r * lda + kk] = static_cast<T>(a_at(r, kk));
   for (int kk = 0; kk < k; ++kk)
     for (int c = 0; c < n; ++c) b[kk * ldb + c] = static_cast<T>(b_at(kk, c));
-  run<StagedDot<T, M, K, N, Stages, Steps>>(1, a.data(), b.data(), out.data(), lda, ldb, m, k, n);
+  run<StagedDot<T, M, K, N, Stages, Steps, Known>>(1, a.data(), b.data(), out.data(), lda, ldb, m, k, n);
   for (int r = 0; r < M; ++r)
     for (int c = 0; c < N; ++c) {
       CAPTURE(r);
@@ -525,6 +527,9 @@ void check_staged_dot_of_type() {
   check_staged_dot<T, 64, 32, 64, 2, 3>(50, 77, 60, 79, 64);        // partial runs; odd rows misaligned
   check_staged_dot<T, 64, 16, 128, 4, 5>(64, 80, 128, 80, 136);
   check_staged_dot<T, 32, 32, 32, 3, 1>(32, 32, 32, 32, 32);        // fewer blocks than stages
+  using iris::ContiguousRows;
+  check_staged_dot<T, 128, 32, 128, 3, 4, ContiguousRows>(128, 128, 128, 128, 128);
+  check_staged_dot<T, 64, 32, 64, 2, 3, ContiguousRows>(50, 77, 60, 79, 64);
 }
 
 // Region k of out (M * N elements each, stored through a pointer tile in the

@@ -117,6 +117,9 @@ struct TirValue {
   // Atomic and Sync: the enumerators' spellings (iris/memory_model.def).
   std::string_view sem, scope, cmp, atomic_op;
   bool signal_add = false;  // Signal: add to the signal rather than set it
+  // CopyAsync: the pointers advance by one element along each row, so a run
+  // of a row's elements is one contiguous access (the pipelining pass proves it).
+  bool contiguous_rows = false;
   int axis = -1;            // AddAxis: the new axis; Sum, Max, Min: the axis reduced (-1: all)
   // Set by the checked-marking pass: the runtime checks this operation and
   // reports its .iris location.

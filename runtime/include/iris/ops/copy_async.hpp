@@ -19,6 +19,11 @@
 //       in memory, aligned and wholly unmasked goes with one cp.async of 4, 8
 //       or 16 bytes (ops/copy_async_nvidia.hpp); the rest, and every element
 //       on other targets, is loaded and stored at once.
+//   copy_async(dst, ptrs, mask, other, check, ContiguousRows{})
+//       the same, where the compiler has proved that ptrs advances by one
+//       element along each row (base + rows * ld + columns): a run's pointer
+//       is its first element's plus its place, so no other element of ptrs
+//       is read, and the C++ compiler drops their arithmetic.
 //   commit_async()    closes this thread's group of copies;
 //   wait_async<N>()   waits until at most N groups are in flight, then
 //                     synchronises the instance: what every thread copied
@@ -44,9 +49,16 @@
 
 namespace iris {
 
-template <class T, int R, int C, class P, class M = NoMask, class O = NoOther, class K = Unchecked>
+// What copy_async knows of its pointers: nothing, or that they advance by
+// one element along each row.
+struct AnyPointers {};
+struct ContiguousRows {};
+
+template <class T, int R, int C, class P, class M = NoMask, class O = NoOther, class K = Unchecked,
+          class Known = AnyPointers>
 IRIS_HD void copy_async(SharedTile<T, R, C> dst, const P& ptr, const M& mask = {}, const O& other = {},
-                        const K& check = {}) {
+                        const K& check = {}, Known = {}) {
+  constexpr bool rows = std::is_same_v<Known, ContiguousRows>;
   static_assert(std::is_same_v<pointee_t<P>, T>, "copy_async: the pointers must address the stage's element type");
   using L = common_layout_t<P, M, O>;
   static_assert(L::rows == R && L::cols == C, "copy_async: the pointer tile must have the stage's shape");
@@ -55,15 +67,17 @@ IRIS_HD void copy_async(SharedTile<T, R, C> dst, const P& ptr, const M& mask = {
   constexpr int V = L::vec;
   constexpr int bytes = static_cast<int>(sizeof(T)) * V;
   constexpr bool async = IRIS_CP_ASYNC && C % V == 0 && (bytes == 4 || bytes == 8 || bytes == 16);
-  constexpr int step = async ? V : 1;
+  // Runs of V elements stay within a row (C % V == 0), so that contiguous
+  // rows make each run contiguous.
+  constexpr int step = (async || rows) && C % V == 0 ? V : 1;
   IRIS_UNROLL
   for (int j0 = 0; j0 < L::per_thread; j0 += step) {
+    const T* first = ptr[j0];
     if constexpr (async) {
 #if IRIS_CP_ASYNC
-      const T* first = ptr[j0];
       bool whole = reinterpret_cast<uintptr_t>(first) % bytes == 0;
       IRIS_UNROLL
-      for (int k = 0; k < V; ++k) whole = whole && mask_at(mask, j0 + k) && ptr[j0 + k] == first + k;
+      for (int k = 0; k < V; ++k) whole = whole && mask_at(mask, j0 + k) && (rows || ptr[j0 + k] == first + k);
       if (whole) {
         const int f = L::index(j0);
         detail::cp_async<bytes>(dst.at(f / C, f % C), first);
@@ -74,7 +88,8 @@ IRIS_HD void copy_async(SharedTile<T, R, C> dst, const P& ptr, const M& mask = {
     IRIS_UNROLL
     for (int k = 0; k < step; ++k) {
       const int j = j0 + k, f = L::index(j);
-      *dst.at(f / C, f % C) = mask_at(mask, j) ? *ptr[j] : other_at<T>(other, j);
+      const T* p = rows ? first + k : ptr[j];
+      *dst.at(f / C, f % C) = mask_at(mask, j) ? *p : other_at<T>(other, j);
     }
   }
 }
