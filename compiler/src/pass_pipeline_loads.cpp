@@ -93,7 +93,8 @@ std::optional<int64_t> row_stride(const TirValue* v, const std::unordered_map<co
     case TirOp::AddAxis: return v->axis == 1 ? std::optional<int64_t>(0) : of(0);
     case TirOp::BroadcastTo: return v->operands[0]->type.dims.back().is_one() ? std::optional<int64_t>(0) : of(0);
     case TirOp::Convert:
-    case TirOp::ConvertLayout: return of(0);
+    case TirOp::ConvertLayout:
+    case TirOp::Translate: return of(0);  // a translation moves every pointer by the same distance
     case TirOp::Add:
     case TirOp::Sub: {
       auto a = of(0), b = of(1);
