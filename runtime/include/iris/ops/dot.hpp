@@ -63,9 +63,6 @@ constexpr bool dot_shapes_agree() {
   return true;
 }
 
-}  // namespace detail
-
-namespace detail {
 // The checks of dot on element types, shared by both entries.
 template <class T, class R>
 constexpr bool dot_types_agree() {
@@ -75,6 +72,21 @@ constexpr bool dot_types_agree() {
                 "dot: acc must be float for half, bfloat16 and float tiles, int32_t for int8_t tiles");
   return true;
 }
+
+// The generic path of both entries: acc + a x b, each thread computing its
+// own elements in acc's layout with a loop over K, reading a and b through
+// a_at(r, k) and b_at(k, c).
+template <int K, int N, class C, class AAt, class BAt>
+IRIS_HD auto dot_elements(const C& acc, AAt a_at, BAt b_at) {
+  using R = typename C::value_type;
+  return generate<layout_of<C>>([&](int f, int j) {
+    const int r = f / N, c = f % N;
+    R sum = acc[j];
+    for (int k = 0; k < K; ++k) sum += static_cast<R>(a_at(r, k)) * static_cast<R>(b_at(k, c));
+    return sum;
+  });
+}
+
 }  // namespace detail
 
 template <class T, int M, int K, int N, class C>
@@ -83,19 +95,14 @@ IRIS_HD auto dot(SharedTile<T, M, K> a, SharedTile<T, K, N> b, const C& acc) {
   static_assert(detail::dot_shapes_agree<M, K, K, N, rows_of<C>, cols_of<C>>());
   using R = typename C::value_type;
   static_assert(detail::dot_types_agree<T, R>());
-  using LC = layout_of<C>;
 #if IRIS_NVIDIA_GPU
-  if constexpr (detail::use_mma_dot<T, R, LC, K>) {
+  if constexpr (detail::use_mma_dot<T, R, layout_of<C>, K>) {
     return detail::mma_dot_shared<T, M, K, N>(a, b, acc);
   } else
 #endif
   {
-    return detail::generate<LC>([&](int f, int j) {
-      const int r = f / N, c = f % N;
-      R sum = acc[j];
-      for (int k = 0; k < K; ++k) sum += static_cast<R>(*a.at(r, k)) * static_cast<R>(*b.at(k, c));
-      return sum;
-    });
+    return detail::dot_elements<K, N>(acc, [&](int r, int k) { return *a.at(r, k); },
+                                      [&](int k, int c) { return *b.at(k, c); });
   }
 }
 
@@ -111,21 +118,16 @@ IRIS_HD auto dot(const A& a, const B& b, const C& acc) {
   static_assert(detail::staged_bytes<A> + detail::staged_bytes<B> <= detail::kStaticSharedBytes,
                 "dot stages a and b in at most 48 KiB of static shared memory: use smaller tiles "
                 "(BLOCK_M * BLOCK_K + BLOCK_K * BLOCK_N elements)");
-  using LC = layout_of<C>;
 #if IRIS_NVIDIA_GPU
-  if constexpr (detail::use_mma_dot<T, R, LC, K>) {
+  if constexpr (detail::use_mma_dot<T, R, layout_of<C>, K>) {
     return detail::mma_dot<T, M, K, N>(a, b, acc);
   } else
 #endif
   {
     return detail::exchange(
         [&](const T* sa, const T* sb) {
-          return detail::generate<LC>([&](int f, int j) {
-            const int r = f / N, c = f % N;
-            R sum = acc[j];
-            for (int k = 0; k < K; ++k) sum += static_cast<R>(sa[r * K + k]) * static_cast<R>(sb[k * N + c]);
-            return sum;
-          });
+          return detail::dot_elements<K, N>(acc, [&](int r, int k) { return sa[r * K + k]; },
+                                            [&](int k, int c) { return sb[k * N + c]; });
         },
         a, b);
   }
