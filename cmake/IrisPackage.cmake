@@ -24,7 +24,7 @@
 #                   lib/                      the runtime libraries
 #                   include/iris/             the runtime headers, and hip_include/hip,
 #                                             the link to the HIP headers (GPU target);
-#                                             the package's .iris modules (gemm.iris),
+#                                             the package's .iris modules (gemm.iris, ccl.iris),
 #                                             which irisc finds from bin/ without -I;
 #                                             fused.hpp, the fused operations, with
 #                                             fused/: their kernels (fused_gemm.iris) and
