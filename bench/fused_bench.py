@@ -255,6 +255,9 @@ def main():
     parser.add_argument("--tiles", help="fused_bench's --tiles (default: every compiled shape)")
     parser.add_argument("--no-peer", action="store_true",
                         help="skip torch.matmul + NCCL (needed when ranks share a GPU: NCCL refuses that)")
+    parser.add_argument("--peer", action="store_true",
+                        help="time the peer with one rank too (NCCL over one process, whose collective moves "
+                             "nothing: proves on one GPU that the peer runs)")
     args = parser.parse_args()
 
     shapes = args.shapes or (SHAPES_FULL if args.full else SHAPES_ONE_GPU if args.ranks == 1 else SHAPES_SHORT)
@@ -271,7 +274,7 @@ def main():
             rows += job_rows
             ok &= job_ok and all(r["check"] == "ok" for r in job_rows)
     peers = None
-    if args.ranks > 1 and not args.no_peer:
+    if (args.ranks > 1 or args.peer) and not args.no_peer:
         tasks = [(family, shape) for modes, job_shapes in jobs for shape in parse_shapes(job_shapes)
                  for family in dict.fromkeys(PEER_OF[m] for m in modes)]
         print(f"== the peer, torch.matmul + NCCL, {args.ranks} processes", flush=True)
