@@ -47,6 +47,7 @@ std::string dims_cpp(const TirType& t) {
 // A layout other than the default one, as the runtime's layout class; empty
 // for the default (iris::Blocked of the shape).
 std::string layout_cpp(const TirType& t) {
+  if (t.layout == TirLayout::Copy) return fmt::format("iris::CopyLayout<{}, {}>", scalar_cpp(t.dot_operand), dims_cpp(t));
   if (t.layout != TirLayout::Dot) return "";
   return fmt::format("iris::DotLayout<{}, {}>", scalar_cpp(t.dot_operand), dims_cpp(t));
 }

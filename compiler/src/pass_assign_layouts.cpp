@@ -13,6 +13,9 @@
 //     accumulator, for one), a `let` of offsets or a mask built from aranges
 //     and scalars is computed again in it, and anything else gets a
 //     convert_layout.
+//   - copy_async's pointers, mask and `other` are computed in the copy layout
+//     (iris::CopyLayout: runs of 16 bytes of the copied type per thread, one
+//     cp.async each), laid out again as above.
 //   - Operations that need the blocked layout (trans, reshape, reductions
 //     along an axis, adding an axis, dot's operands, calls, variables of
 //     other layouts) get a convert_layout of a Dot operand.
@@ -104,6 +107,17 @@ class LayoutAssigner {
       for (TirValue*& operand : llvm::MutableArrayRef(v->operands).take_front(2))
         if (!operand->type.in_shared_memory()) operand = in_layout(operand, blocked(operand->type));
       v->operands[2] = in_layout(v->operands[2], v->type);
+      return v;
+    }
+    if (v->op == TirOp::CopyAsync) {
+      // Pointers, mask and `other` in runs of 16 bytes of the copied type.
+      for (TirValue*& operand : llvm::MutableArrayRef(v->operands).take_front(3)) {
+        if (!operand || !operand->type.is_tile()) continue;
+        TirType runs = operand->type;
+        runs.layout = TirLayout::Copy;
+        runs.dot_operand = v->operands[3]->type.scalar;
+        operand = in_layout(operand, runs);
+      }
       return v;
     }
     if (needs_blocked_operands(*v)) {

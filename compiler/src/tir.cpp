@@ -63,6 +63,7 @@ std::string TirType::str() const {
     case TirLayout::Dot: laid_out = fmt::format("dot({})", scalar_info(dot_operand).spelling); break;
     case TirLayout::Shared: laid_out = "shared"; break;
     case TirLayout::Stages: laid_out = fmt::format("stages({})", stages); break;
+    case TirLayout::Copy: laid_out = fmt::format("copy({})", scalar_info(dot_operand).spelling); break;
   }
   return fmt::format("tile<{}, {}{}>", element, shape, laid_out);
 }

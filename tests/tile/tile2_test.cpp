@@ -713,11 +713,13 @@ TEST_CASE("tile 2-D: dot from shared-memory stages filled by copy_async, over a 
   check_staged_dot<float, 32, 16, 32, 2, 3>(30, 45, 31, 47, 32);  // the generic dot; 16-byte runs
 }
 
-TEST_CASE("tile 2-D: arange, zeros, full, broadcast_to and convert_layout in a given layout") {
+TEST_CASE("tile 2-D: arange, zeros, full, broadcast_to and convert_layout in a given layout (DotLayout, CopyLayout)") {
   check_layout_moves<64, 64, iris::DotLayout<iris::bfloat16, 64, 64>>();
   check_layout_moves<16, 64, iris::DotLayout<iris::bfloat16, 16, 64>>();
   check_layout_moves<32, 32, iris::DotLayout<iris::half, 32, 32>>();
   check_layout_moves<8, 8, iris::DotLayout<iris::bfloat16, 8, 8>>();
+  check_layout_moves<64, 64, iris::CopyLayout<iris::bfloat16, 64, 64>>();  // runs of 8 per thread
+  check_layout_moves<32, 32, iris::CopyLayout<float, 32, 32>>();           // runs of 4
 }
 
 TEST_CASE("tile 2-D: MmaAcc places each element once, in mma.sync's accumulator fragments") {

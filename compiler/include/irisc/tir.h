@@ -62,8 +62,10 @@ enum class AddressSpace : uint8_t { Local, Heap, Remote };
 // the target has them, Blocked elsewhere). The last two are tiles in shared
 // memory, which no thread holds (iris/types/shared.hpp): Shared is one tile
 // (iris::SharedTile, a dot operand), Stages a ring of `stages` of them that a
-// pipelined loop fills ahead (iris::SharedStages).
-enum class TirLayout : uint8_t { None, Blocked, Dot, Shared, Stages };
+// pipelined loop fills ahead (iris::SharedStages). Copy is
+// iris::CopyLayout<T, M, N>, the layout of copy_async's pointers and mask:
+// runs of 16 bytes of T per thread, one cp.async each (T in dot_operand).
+enum class TirLayout : uint8_t { None, Blocked, Dot, Shared, Stages, Copy };
 
 struct TirType {
   enum class Kind : uint8_t { Void, Scalar, Pointer };
@@ -72,7 +74,7 @@ struct TirType {
   AddressSpace space = AddressSpace::Local;  // pointers
   llvm::SmallVector<Shape, 2> dims;  // empty for a scalar
   TirLayout layout = TirLayout::None;
-  ScalarKind dot_operand = ScalarKind::I32;  // Dot: the element type of dot's operands
+  ScalarKind dot_operand = ScalarKind::I32;  // Dot: the element type of dot's operands; Copy: the copied type
   int stages = 0;                            // Stages: how many tiles the ring holds
 
   bool is_void() const { return kind == Kind::Void; }
@@ -86,7 +88,8 @@ struct TirType {
   // The same type in the layout of `other` (a tile of the same shape).
   TirType laid_out_like(const TirType& other) const;
   bool same_layout(const TirType& other) const {
-    return layout == other.layout && (layout != TirLayout::Dot || dot_operand == other.dot_operand) &&
+    return layout == other.layout &&
+           ((layout != TirLayout::Dot && layout != TirLayout::Copy) || dot_operand == other.dot_operand) &&
            stages == other.stages;
   }
   bool operator==(const TirType& other) const;

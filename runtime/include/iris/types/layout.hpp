@@ -83,6 +83,26 @@ struct Blocked {
   IRIS_HD static bool active() { return size >= kThreads || thread_index() < size; }
 };
 
+// The layout of copy_async's pointers and masks for tiles of T: the blocked
+// layout's order with runs of 16 bytes of T per thread (8 half or bfloat16
+// elements), so that each run is one 16-byte cp.async; fewer where a thread
+// holds fewer elements.
+template <class T, int R, int C>
+struct CopyLayout {
+  static_assert(is_tile_size(R) && is_tile_size(C), "tile dimensions are positive powers of two");
+  static constexpr int rank = 2;
+  static constexpr int rows = R;
+  static constexpr int cols = C;
+  static constexpr int size = R * C;
+  static constexpr int per_thread = size >= kThreads ? size / kThreads : 1;
+  static constexpr int run = 16 / static_cast<int>(sizeof(T)) > 0 ? 16 / static_cast<int>(sizeof(T)) : 1;
+  static constexpr int vec = per_thread < run ? per_thread : run;
+  IRIS_HD static int index(int j) {
+    return (j / vec) * (kThreads * vec) + thread_index() * vec + (j % vec);
+  }
+  IRIS_HD static bool active() { return size >= kThreads || thread_index() < size; }
+};
+
 template <class L> inline constexpr bool is_blocked = false;
 template <int... Dims> inline constexpr bool is_blocked<Blocked<Dims...>> = true;
 
