@@ -94,7 +94,4 @@ constexpr std::size_t dynamic_shared_bytes_of() {
   }
 }
 
-template <class X> inline constexpr bool is_shared_tile = false;
-template <class T, int R, int C> inline constexpr bool is_shared_tile<SharedTile<T, R, C>> = true;
-
 }  // namespace iris
