@@ -707,6 +707,44 @@ TEST_CASE("tile 2-D: dot with the accumulator in DotLayout (tensor cores on an N
   check_dot_in_layout_of_type<iris::half>();
 }
 
+// Element (r, c) of a SharedTile<T, R, C> at the byte that Hopper's wgmma
+// expects it (PTX ISA, "Shared Memory Matrix Layout"): columns in panels of
+// 128 bytes at most, all R rows of a panel before the next panel, and the
+// 16-byte-chunk bits of every address XORed with the bits above its 128-byte
+// line (3 of them for panel rows of 128 bytes, 2 for 64, 1 for 32). The tile
+// starts at 0, as rings keep it on 1024 bytes.
+template <class T, int R, int C>
+void check_wgmma_swizzle() {
+  CAPTURE(R);
+  CAPTURE(C);
+  constexpr int size = static_cast<int>(sizeof(T));
+  constexpr int panel_bytes = C * size < 128 ? C * size : 128;
+  constexpr int panel = panel_bytes / size;
+  const int line_mask = panel_bytes == 128 ? 7 : panel_bytes == 64 ? 3 : panel_bytes == 32 ? 1 : 0;
+  std::vector<int> seen(R * C, 0);
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < C; ++c) {
+      CAPTURE(r);
+      CAPTURE(c);
+      const int plain = (c / panel) * R * panel_bytes + r * panel_bytes + (c % panel) * size;
+      const int swizzled = plain ^ (((plain >> 7) & line_mask) << 4);
+      const int offset = iris::SharedTile<T, R, C>::offset(r, c);
+      REQUIRE(offset * size == swizzled);
+      ++seen[offset];
+    }
+  CHECK(std::count(seen.begin(), seen.end(), 1) == R * C);
+}
+
+TEST_CASE("tile 2-D: shared tiles lie in wgmma's swizzled panels") {
+  check_wgmma_swizzle<iris::bfloat16, 64, 64>();   // 128-byte rows
+  check_wgmma_swizzle<iris::bfloat16, 64, 32>();   // 64-byte rows
+  check_wgmma_swizzle<iris::bfloat16, 64, 16>();   // 32-byte rows
+  check_wgmma_swizzle<iris::bfloat16, 32, 256>();  // 4 panels
+  check_wgmma_swizzle<iris::half, 16, 128>();
+  check_wgmma_swizzle<float, 32, 64>();            // panels of 32
+  check_wgmma_swizzle<int8_t, 16, 8>();            // one chunk per row: no swizzle
+}
+
 TEST_CASE("tile 2-D: dot from shared-memory stages filled by copy_async, over a pipelined loop of K blocks") {
   check_staged_dot_of_type<iris::bfloat16>();
   check_staged_dot_of_type<iris::half>();

@@ -23,8 +23,16 @@
 // those 8 chunks in the same banks (an 8-way conflict at 256-byte rows). The
 // XOR spreads the 8 rows over the 8 distinct 16-byte bank groups of a
 // 128-byte line, and keeps every chunk whole, so that a 16-byte copy or an
-// ldmatrix row is still one contiguous access. The same layout is used on
-// every target, so the CPU tests exercise it too.
+// ldmatrix row is still one contiguous access.
+//
+// Columns are cut into panels of at most 128 bytes, stored one after another
+// (every row of the first panel, then of the next), so that a row of a panel
+// never passes one 128-byte line. With that, the swizzle is the one that
+// Hopper's wgmma reads from shared memory (ops/wgmma_nvidia.hpp): XOR the
+// 16-byte chunk bits of an address with the bits above the 128-byte line,
+// over 1024, 512 or 256 bytes for panel rows of 128, 64 or 32 bytes, once a
+// tile starts on a multiple of 1024 bytes, which rings keep. The same layout
+// is used on every target, so the CPU tests exercise it too.
 #pragma once
 
 #include <cstddef>
@@ -39,18 +47,19 @@ struct SharedTile {
   using value_type = T;
   static constexpr int rows = R;
   static constexpr int cols = C;
+  static constexpr int panel = 128 / static_cast<int>(sizeof(T)) < C ? 128 / static_cast<int>(sizeof(T)) : C;
+  static constexpr int panel_row_bytes = panel * static_cast<int>(sizeof(T));
   static constexpr int chunk = 16 / static_cast<int>(sizeof(T)) < C ? 16 / static_cast<int>(sizeof(T)) : C;
-  static constexpr int chunks_per_row = C / chunk;
-  // Rows that share one 128-byte line of banks (1 where a row fills it).
-  static constexpr int rows_per_line = chunks_per_row >= 8 ? 1 : 8 / chunks_per_row;
-  static constexpr int swizzle_span = chunks_per_row >= 8 ? 8 : chunks_per_row;
+  static constexpr int chunks_per_row = panel / chunk;  // of a panel: 8 at most
+  // Rows of a panel that share one 128-byte line of banks.
+  static constexpr int rows_per_line = 8 / chunks_per_row;
 
   T* base;
 
-  IRIS_HD static constexpr int swizzle(int r) { return (r / rows_per_line) % swizzle_span; }
+  IRIS_HD static constexpr int swizzle(int r) { return (r / rows_per_line) % chunks_per_row; }
   // The position of element (r, c) in the tile's memory.
   IRIS_HD static constexpr int offset(int r, int c) {
-    return r * C + ((c / chunk) ^ swizzle(r)) * chunk + c % chunk;
+    return (c / panel) * (R * panel) + r * panel + (((c % panel) / chunk) ^ swizzle(r)) * chunk + c % chunk;
   }
   IRIS_HD T* at(int r, int c) const { return base + offset(r, c); }
 };
@@ -59,8 +68,9 @@ template <class T, int R, int C, int Stages>
 struct SharedStages {
   static_assert(Stages >= 2, "a pipelined loop has at least two stages");
   static constexpr int stages = Stages;
-  // Rounded up so that the ring after this one starts on a 128-byte line.
-  static constexpr std::size_t bytes = (sizeof(T) * R * C * Stages + 127) / 128 * 128;
+  // Rounded up so that the ring after this one starts on a 1024-byte boundary
+  // too (a whole number of wgmma's largest swizzle pattern).
+  static constexpr std::size_t bytes = (sizeof(T) * R * C * Stages + 1023) / 1024 * 1024;
   unsigned char* base;
   IRIS_HD SharedTile<T, R, C> operator[](int stage) const { return {reinterpret_cast<T*>(base) + stage * R * C}; }
   IRIS_HD unsigned char* end() const { return base + bytes; }
@@ -70,25 +80,35 @@ struct SharedStages {
 // limit per thread block (227 KiB), what the CPU reserves per rank thread.
 inline constexpr std::size_t kMaxDynamicSharedBytes = 227 * 1024;
 
+// Where the first ring starts: a multiple of this. A launch reserves that much
+// more than the kernel declares, since static shared memory (dot's staging
+// area, reductions) comes first in a GPU's shared memory and may end anywhere.
+inline constexpr std::size_t kDynamicSharedAlignment = 1024;
+
 IRIS_HD inline unsigned char* dynamic_shared() {
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-  extern __shared__ __align__(128) unsigned char iris_dynamic_shared[];
+#if defined(__CUDA_ARCH__)
+  extern __shared__ __align__(16) unsigned char iris_dynamic_shared[];
+  const auto offset = static_cast<std::size_t>(__cvta_generic_to_shared(iris_dynamic_shared));
+  return iris_dynamic_shared + (kDynamicSharedAlignment - offset % kDynamicSharedAlignment) % kDynamicSharedAlignment;
+#elif defined(__HIP_DEVICE_COMPILE__)
+  extern __shared__ __align__(1024) unsigned char iris_dynamic_shared[];
   return iris_dynamic_shared;
 #elif IRIS_GPU
   return nullptr;  // host pass of a GPU compilation: never runs
 #else
-  alignas(128) static thread_local unsigned char area[kMaxDynamicSharedBytes];
+  alignas(kDynamicSharedAlignment) static thread_local unsigned char area[kMaxDynamicSharedBytes];
   return area;
 #endif
 }
 
-// The dynamic shared memory that Kernel declares (0 where it declares none).
+// The dynamic shared memory that a launch of Kernel reserves: what it declares
+// and the room to align it (0 where it declares none).
 template <class Kernel>
 constexpr std::size_t dynamic_shared_bytes_of() {
   if constexpr (requires { Kernel::dynamic_shared_bytes; }) {
-    static_assert(Kernel::dynamic_shared_bytes <= kMaxDynamicSharedBytes,
-                  "the stages of the kernel's pipelined loops exceed 227 KiB of shared memory: use smaller tiles");
-    return Kernel::dynamic_shared_bytes;
+    static_assert(Kernel::dynamic_shared_bytes + kDynamicSharedAlignment <= kMaxDynamicSharedBytes,
+                  "the stages of the kernel's pipelined loops exceed 226 KiB of shared memory: use smaller tiles");
+    return Kernel::dynamic_shared_bytes == 0 ? 0 : Kernel::dynamic_shared_bytes + kDynamicSharedAlignment;
   } else {
     return 0;
   }
