@@ -319,7 +319,8 @@ class Printer {
         if (v->axis >= 0) return fmt::format("{}<{}>({})", info.runtime, v->axis, operand(a[0]));
         return fmt::format("{}({})", info.runtime, operand(a[0]));
       case TirCategory::Contract:
-        return fmt::format("{}({}, {}, {})", info.runtime, operand(a[0]), operand(a[1]), stored(a[2]));
+        return fmt::format("{}({}, {}, {}{})", info.runtime, operand(a[0]), operand(a[1]), stored(a[2]),
+                           v->pipelined ? ", iris::Pipelined{}" : "");
       case TirCategory::Select:
         return fmt::format("{}({}, {}, {})", info.runtime, operand(a[0]), operand(a[1]), operand(a[2]));
       default: break;
@@ -358,7 +359,11 @@ class Printer {
                            v->contiguous_rows ? ", iris::ContiguousRows{}" : "");
       case TirOp::StageAt: return fmt::format("{}[{}]", expr(a[0]), expr(a[1]));
       case TirOp::CommitAsync: return fmt::format("{}()", info.runtime);
-      case TirOp::WaitAsync: return fmt::format("{}<{}>()", info.runtime, expr(a[0]));
+      case TirOp::WaitAsync: {
+        std::vector<std::string> accumulators;
+        for (size_t i = 1; i < a.size(); ++i) accumulators.push_back(expr(a[i]));
+        return fmt::format("{}<{}>({})", info.runtime, expr(a[0]), fmt::join(accumulators, ", "));
+      }
       case TirOp::Store:
         return fmt::format("{}({}, {}, {}, {})", info.runtime, expr(a[0]), operand(a[1]),
                            optional(a[2], "iris::NoMask{}"), site(v));

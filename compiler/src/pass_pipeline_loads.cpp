@@ -7,24 +7,30 @@
 // of kStages tiles in shared memory (Shared statements, carved from the
 // kernel's dynamic shared memory), kStages - 1 iterations ahead, and dot
 // reads its operands where they landed:
-//   for k in lo .. hi step s {            shared a_stages (kStages tiles)
-//       let a = load(P(k));               copy_async(P(lo + i s), a_stages[i])  (i < kStages - 1, each if
-//       acc = dot(a, b, acc);      ->     commit_async()                         lo + i s < hi, then committed)
-//   }                                     var stage = 0;
+//   for k in lo .. hi step s {           if lo < hi {
+//       let a = load(P(k));               shared a_stages (kStages tiles)
+//       acc = dot(a, b, acc);      ->     copy_async(P(lo + i s), a_stages[i])  (i < kStages - 1, each but
+//   }                                     commit_async()                         the first if lo + i s < hi)
+//                                         var stage = 0;
 //                                         for k in lo .. hi step s {
-//                                             wait_async(kStages - 2)   (stage `stage` has landed; everyone
-//                                                                        is done with the one read before)
+//                                             wait_async(kStages - 2, acc)   (stage `stage` has landed; the
+//                                                    last dot is done, and everyone with the stage it read)
+//                                             let a = a_stages[stage];
+//                                             acc = dot(a, b, acc) [pipelined];
 //                                             if k + (kStages - 1) s < hi {
 //                                                 copy_async(P(k + (kStages - 1) s), a_stages[(stage + kStages - 1) % kStages])
 //                                             }
 //                                             commit_async()
-//                                             let a = a_stages[stage];
-//                                             acc = dot(a, b, acc);
 //                                             stage = (stage + 1) % kStages;
-//                                         }
-//                                         wait_async(0)   (the rings may be filled again)
+//                                       }
+//                                         wait_async(0, acc)   (the rings may be filled again)
+//                                       }
 // Every iteration commits one group, empty or not, so that "at most
 // kStages - 2 groups in flight" always means "this iteration's has landed".
+// A pipelined dot may still be running when the copies are issued (Hopper's
+// wgmma is asynchronous): its accumulator is complete only once the next
+// wait_async, which is given it, returns. So only a dot whose accumulator no
+// other statement of the body touches is pipelined.
 // The function records each loop's rings (TirFunction::stage_rings); a
 // kernel reserves the most that any loop it runs, its own or one of a device
 // function it calls, holds at once. No two such loops are live together: a
@@ -228,13 +234,17 @@ class Pipeliner {
     for (const auto& [load, ring] : ring_order) loop_rings.push_back(ring);
     f_.stage_rings.push_back(std::move(loop_rings));
 
-    // The first kStages - 1 iterations' copies, each group committed.
+    // The first kStages - 1 iterations' copies, each group committed (the
+    // first iteration runs: the whole is guarded by the loop's bounds).
     for (int i = 0; i < kStages - 1; ++i) {
       LoopValue iteration = [&, i] { return plus_steps(clone(loop_->low, nullptr), i); };
       std::vector<TirStmt*> copies;
       for (const auto& [load, ring] : ring_order)
         copies.push_back(eval(copy_async(load, iteration, stage(ring, constant(i)))));
-      before.push_back(guarded(compare(iteration(), clone(loop_->high, nullptr)), copies));
+      if (i == 0)
+        before.insert(before.end(), copies.begin(), copies.end());
+      else
+        before.push_back(guarded(compare(iteration(), clone(loop_->high, nullptr)), copies));
       before.push_back(eval(sync_op(TirOp::CommitAsync, nullptr)));
     }
     TirVar* slot = m_.make_var("stage", i32_type());
@@ -243,17 +253,18 @@ class Pipeliner {
     declare_slot->value = constant(0);
     before.push_back(declare_slot);
 
-    // In the loop: wait for this iteration's stage, issue the copies
+    // In the loop: wait for this iteration's stage and the previous
+    // iteration's dots; after this iteration's dots, issue the copies
     // kStages - 1 iterations ahead into the stage read last, commit them.
+    TirStmt* body = loop_->body;
+    const std::vector<TirVar*> accumulators = mark_pipelined_dots(*body);
+    body->stmts.insert(body->stmts.begin(), eval(wait_async(kStages - 2, accumulators)));
     LoopValue ahead = [&] { return plus_steps(loop_var(), kStages - 1); };
     std::vector<TirStmt*> copies;
     for (const auto& [load, ring] : ring_order)
       copies.push_back(eval(copy_async(load, ahead, stage(ring, next_slot(slot, kStages - 1)))));
-    std::vector<TirStmt*> front = {eval(sync_op(TirOp::WaitAsync, constant(kStages - 2))),
-                                   guarded(compare(ahead(), clone(loop_->high, nullptr)), copies),
-                                   eval(sync_op(TirOp::CommitAsync, nullptr))};
-    TirStmt* body = loop_->body;
-    body->stmts.insert(body->stmts.begin(), front.begin(), front.end());
+    body->stmts.push_back(guarded(compare(ahead(), clone(loop_->high, nullptr)), copies));
+    body->stmts.push_back(eval(sync_op(TirOp::CommitAsync, nullptr)));
 
     // The dots read the stage this iteration's copies landed in.
     for (const Operand& o : operands_) {
@@ -275,9 +286,45 @@ class Pipeliner {
     advance->value = next_slot(slot, 1);
     body->stmts.push_back(advance);
 
-    TirStmt* drain = eval(sync_op(TirOp::WaitAsync, constant(0)));
-    block.stmts.insert(block.stmts.begin() + index + 1, drain);
-    block.stmts.insert(block.stmts.begin() + index, before.begin(), before.end());
+    // Only where the loop runs at all: a path that skips the loop would join
+    // the drain with the accumulators' initial values, and ptxas serialises
+    // every wgmma of a loop whose accumulators anything but wgmma defines
+    // before the wait that ends it.
+    std::vector<TirStmt*> pipeline = std::move(before);
+    pipeline.push_back(block.stmts[index]);
+    pipeline.push_back(eval(wait_async(0, accumulators)));
+    block.stmts[index] = guarded(compare(clone(loop_->low, nullptr), clone(loop_->high, nullptr)), pipeline);
+  }
+
+  // Marks the body's dots that may finish at the next WaitAsync (on Hopper,
+  // wgmma then works while the threads issue the copies) and returns their
+  // accumulators: those that exactly one dot of the body accumulates into and
+  // nothing else in the body reads (the copies issued after the dot repeat
+  // the loads' trees).
+  std::vector<TirVar*> mark_pipelined_dots(TirStmt& body) {
+    std::unordered_map<const TirVar*, int> dots_into, reads;
+    for (TirStmt* s : body.stmts) {
+      if (s->kind == TirStmtKind::Assign) ++dots_into[s->var];
+      rewrite_value(s->value, [&](TirValue* v) {
+        if (v->op == TirOp::Read) ++reads[v->var];
+        return v;
+      });
+    }
+    std::vector<TirVar*> accumulators;
+    for (TirStmt* s : body.stmts) {
+      if (s->kind != TirStmtKind::Assign || dots_into[s->var] != 1 || reads[s->var] != 1) continue;
+      const TirValue* acc = s->value->operands[2];
+      if (acc->op != TirOp::Read || acc->var != s->var) continue;
+      s->value->pipelined = true;
+      accumulators.push_back(s->var);
+    }
+    return accumulators;
+  }
+
+  TirValue* wait_async(int pending, const std::vector<TirVar*>& accumulators) {
+    TirValue* wait = sync_op(TirOp::WaitAsync, constant(pending));
+    for (const TirVar* acc : accumulators) wait->operands.push_back(read(acc));
+    return wait;
   }
 
   // copy_async of `load`'s tree, with the loop variable `at`, into `stage`.

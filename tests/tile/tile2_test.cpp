@@ -454,7 +454,8 @@ void check_dot_in_layout_of_type() {
 // ------------------------------------------------- dot from shared-memory stages
 // out = a x b over a K loop of Steps blocks of K, pipelined as generated code
 // does it: rings of Stages shared-memory tiles (SharedStages) that copy_async
-// fills Stages - 1 blocks ahead, and dot reading the stages. a has m valid rows
+// fills Stages - 1 blocks ahead, and dot reading the stages, which may still
+// run (Hopper's wgmma) while the next copies are issued. a has m valid rows
 // of M and k valid columns, leading dimension lda; b k valid rows and n valid
 // columns of N, leading dimension ldb. Masked-off elements are `other`, 0.
 template <class T, int M, int K, int N, int Stages, int Steps, class Known>
@@ -480,11 +481,12 @@ struct StagedDot {
     }
     auto c = zeros<float, L>();
     for (int i = 0; i < Steps; ++i) {
-      wait_async<Stages - 2>();
+      wait_async<Stages - 2>(c);
+      c = dot(a_stages[i % Stages], b_stages[i % Stages], c, Pipelined{});
       if (i + Stages - 1 < Steps) issue(i + Stages - 1);
       commit_async();
-      c = dot(a_stages[i % Stages], b_stages[i % Stages], c);
     }
+    wait_async<0>(c);
     store(add(out, arange<L>()), c);
   }
 };
@@ -527,6 +529,8 @@ void check_staged_dot_of_type() {
   check_staged_dot<T, 64, 32, 64, 2, 3>(50, 77, 60, 79, 64);        // partial runs; odd rows misaligned
   check_staged_dot<T, 64, 16, 128, 4, 5>(64, 80, 128, 80, 136);
   check_staged_dot<T, 32, 32, 32, 3, 1>(32, 32, 32, 32, 32);        // fewer blocks than stages
+  check_staged_dot<T, 128, 16, 64, 3, 5>(128, 80, 64, 80, 64);      // wgmma's 32- and 128-byte swizzles
+  check_staged_dot<T, 128, 64, 256, 3, 2>(128, 128, 256, 128, 256);  // b in 4 panels
   using iris::ContiguousRows;
   check_staged_dot<T, 128, 32, 128, 3, 4, ContiguousRows>(128, 128, 128, 128, 128);
   check_staged_dot<T, 64, 32, 64, 2, 3, ContiguousRows>(50, 77, 60, 79, 64);

@@ -123,6 +123,9 @@ struct TirValue {
   // CopyAsync: the pointers advance by one element along each row, so a run
   // of a row's elements is one contiguous access (the pipelining pass proves it).
   bool contiguous_rows = false;
+  // Dot: a pipelined loop's, which may finish only at the loop's next
+  // WaitAsync, whose operands after the first are the accumulators it settles.
+  bool pipelined = false;
   int axis = -1;            // AddAxis: the new axis; Sum, Max, Min: the axis reduced (-1: all)
   // Set by the checked-marking pass: the runtime checks this operation and
   // reports its .iris location.

@@ -3,14 +3,16 @@
 // ring of S stages, issues the first S - 1 stages' copies before the loop, and
 // in each iteration
 //
-//   wait_async<S - 2>();              this iteration's stage has arrived, and
-//                                     every thread is done with the stage
-//                                     that the previous iteration read
+//   wait_async<S - 2>(acc);           this iteration's stage has arrived, the
+//                                     previous iteration's dot is complete,
+//                                     and every thread is done with the stage
+//                                     that it read
+//   acc = dot(x_stages[i % S], y_stages[i % S], acc, Pipelined{});
 //   copy_async(x_stages[(i + S - 1) % S], ptrs, mask, other);  ...
 //   commit_async();                   the copies of one iteration: one group
-//   acc = dot(x_stages[i % S], y_stages[i % S], acc);
 //
-// so that S - 1 stages are in flight while the tensor cores work on one.
+// so that S - 1 stages are in flight while the tensor cores work on one, and
+// the threads issue the copies while the tensor cores work.
 //
 //   copy_async(dst, ptrs, mask, other, check)
 //       element (r, c) of the pointer tile ptrs (masked off: `other`) to
@@ -25,10 +27,14 @@
 //       is its first element's plus its place, so no other element of ptrs
 //       is read, and the C++ compiler drops their arithmetic.
 //   commit_async()    closes this thread's group of copies;
-//   wait_async<N>()   waits until at most N groups are in flight, then
+//   wait_async<N>(acc...)
+//                     waits until at most N groups are in flight, then
 //                     synchronises the instance: what every thread copied
 //                     before is visible to all, and every thread has finished
-//                     reading what it read before.
+//                     reading what it read before. It first completes the
+//                     pipelined dots (dot(..., Pipelined{}), ops/dot.hpp) whose
+//                     accumulators it is given: Hopper's wgmma may still be
+//                     writing them, and reading the stage they read.
 //
 // Checked mode checks the copy's source like a load's.
 #pragma once
@@ -42,6 +48,10 @@
 
 #if IRIS_NVIDIA_GPU
 #include "iris/ops/copy_async_nvidia.hpp"
+#include "iris/ops/wgmma_nvidia.hpp"
+#endif
+#ifndef IRIS_WGMMA_SM90A
+#define IRIS_WGMMA_SM90A 0
 #endif
 #ifndef IRIS_CP_ASYNC
 #define IRIS_CP_ASYNC 0
@@ -100,8 +110,19 @@ IRIS_HD inline void commit_async() {
 #endif
 }
 
-template <int Pending>
-IRIS_HD void wait_async() {
+template <int Pending, class... Accumulators>
+IRIS_HD void wait_async(Accumulators&... accumulators) {
+#if IRIS_WGMMA_SM90A
+  detail::wgmma_wait_all();
+  (
+      [&] {
+        IRIS_UNROLL
+        for (int j = 0; j < layout_of<Accumulators>::per_thread; ++j) detail::wgmma_fence_register(accumulators.v[j]);
+      }(),
+      ...);
+#else
+  ((void)accumulators, ...);
+#endif
 #if IRIS_CP_ASYNC
   detail::cp_async_wait<Pending>();
 #endif

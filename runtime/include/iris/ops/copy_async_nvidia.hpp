@@ -36,9 +36,14 @@ __device__ __forceinline__ void cp_async(void* dst, const void* src) {
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 
 // Waits until at most Pending of this thread's committed groups are in flight.
+// On sm_90 and later it then makes what the thread copied visible to the
+// async proxy, through which wgmma reads shared memory (ops/wgmma_nvidia.hpp).
 template <int Pending>
 __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(Pending) : "memory");
+#if __CUDA_ARCH__ >= 900
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#endif
 }
 #endif
 

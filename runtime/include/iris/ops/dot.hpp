@@ -26,8 +26,11 @@
 // a and b may also be tiles in shared memory (SharedTile, types/shared.hpp:
 // the stages of a pipelined K loop, filled by copy_async). Then nothing is
 // staged and nothing synchronised (wait_async did), and dot reads them where
-// they are: with mma_dot_shared where the register path would take the tensor
-// cores, element by element otherwise.
+// they are: with Hopper's wgmma (ops/wgmma_nvidia.hpp) on sm_90a where the
+// accumulator is in wgmma's grid, with mma_dot_shared where the register path
+// would take the tensor cores, element by element otherwise. A pipelined
+// loop's dot, dot(a, b, acc, Pipelined{}), may return before wgmma has
+// written its result: the loop's next wait_async(acc) completes it.
 #pragma once
 
 #include <cstdint>
@@ -41,6 +44,7 @@
 
 #if IRIS_NVIDIA_GPU
 #include "iris/ops/mma_nvidia.hpp"
+#include "iris/ops/wgmma_nvidia.hpp"
 #endif
 
 namespace iris {
@@ -89,14 +93,23 @@ IRIS_HD auto dot_elements(const C& acc, AAt a_at, BAt b_at) {
 
 }  // namespace detail
 
-template <class T, int M, int K, int N, class C>
-IRIS_HD auto dot(SharedTile<T, M, K> a, SharedTile<T, K, N> b, const C& acc) {
+// What dot of shared tiles may leave unfinished: nothing (Settled), or, for
+// a pipelined K loop's dot (Pipelined), the asynchronous tensor-core work of
+// Hopper's wgmma, which the loop's next wait_async completes. Everywhere else
+// both are the same.
+struct Settled {};
+struct Pipelined {};
+
+template <class T, int M, int K, int N, class C, class Completion = Settled>
+IRIS_HD auto dot(SharedTile<T, M, K> a, SharedTile<T, K, N> b, const C& acc, Completion = {}) {
   static_assert(rank_of<C> == 2, "dot takes 2-D tiles");
   static_assert(detail::dot_shapes_agree<M, K, K, N, rows_of<C>, cols_of<C>>());
   using R = typename C::value_type;
   static_assert(detail::dot_types_agree<T, R>());
 #if IRIS_NVIDIA_GPU
-  if constexpr (detail::use_mma_dot<T, R, layout_of<C>, K>) {
+  if constexpr (detail::use_wgmma_dot<T, R, layout_of<C>, K, N>) {
+    return detail::wgmma_dot_shared<std::is_same_v<Completion, Pipelined>, T, M, K, N>(a, b, acc);
+  } else if constexpr (detail::use_mma_dot<T, R, layout_of<C>, K>) {
     return detail::mma_dot_shared<T, M, K, N>(a, b, acc);
   } else
 #endif

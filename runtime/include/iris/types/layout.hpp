@@ -121,11 +121,27 @@ concept Layout = requires { L::size; } && LayoutOf<L, L::size>;
 // i % NI) and q = j % 4 is its register, at row mi * 16 + lane / 4 + 8 * (q / 2)
 // and column ni * 8 + (lane % 4) * 2 + q % 2 of the sub-tile: q and q + 1 are
 // adjacent columns (vec 2). Every thread holds elements (active).
+//
+// Where IRIS_WGMMA is 1 (a build for sm_90a, whose device pass has Hopper's
+// wgmma: CMake defines it from the target's CUDA architectures, the same in
+// both passes), a shape that wgmma computes in one instruction per warpgroup
+// and step of K (M = 16 rows per warp, N 64, 128 or 256) takes the grid of
+// wgmma's accumulator instead: WM = every warp, WN = 1, so that warpgroup g's
+// 4 warps hold rows 64 g to 64 g + 63 as m64nNk16 lays them out, which is the
+// same per-warp pattern. mma.sync serves that grid too (on the other
+// architectures of the same build).
+#ifndef IRIS_WGMMA
+#define IRIS_WGMMA 0
+#endif
 namespace detail {
 template <int M, int N, int Threads>
 struct MmaGrid {
   static constexpr int warps = Threads / 32;
-  static constexpr int WM = M / 16 < 4 ? (M / 16 < warps ? M / 16 : warps) : (4 < warps ? 4 : warps);
+  static constexpr bool warpgroup_rows =
+      IRIS_WGMMA && warps % 4 == 0 && M == 16 * warps && (N == 64 || N == 128 || N == 256);
+  static constexpr int WM = warpgroup_rows ? warps
+                            : M / 16 < 4   ? (M / 16 < warps ? M / 16 : warps)
+                                           : (4 < warps ? 4 : warps);
   static constexpr int WN = WM > 0 ? warps / WM : 0;
   // WM and WN as divisors: never 0, even where `fits` fails before a division
   // (nvcc warns about a zero divisor anywhere in a constant expression).
