@@ -353,10 +353,15 @@ class Printer {
       case TirOp::Load:
         return fmt::format("{}({}, {}, {}, {})", info.runtime, expr(a[0]), optional(a[1], "iris::NoMask{}"),
                            optional(a[2], "iris::NoOther{}"), site(v));
-      case TirOp::CopyAsync:
+      case TirOp::CopyAsync: {
+        // What the pipelining pass proved of the pointers and the mask.
+        std::string known;
+        if (v->contiguous_rows || v->row_interval_mask)
+          known = v->contiguous_rows ? ", iris::ContiguousRows{}" : ", iris::AnyPointers{}";
+        if (v->row_interval_mask) known += ", iris::RowIntervals{}";
         return fmt::format("{}({}, {}, {}, {}, {}{})", info.runtime, expr(a[3]), expr(a[0]),
-                           optional(a[1], "iris::NoMask{}"), optional(a[2], "iris::NoOther{}"), site(v),
-                           v->contiguous_rows ? ", iris::ContiguousRows{}" : "");
+                           optional(a[1], "iris::NoMask{}"), optional(a[2], "iris::NoOther{}"), site(v), known);
+      }
       case TirOp::StageAt: return fmt::format("{}[{}]", expr(a[0]), expr(a[1]));
       case TirOp::CommitAsync: return fmt::format("{}()", info.runtime);
       case TirOp::WaitAsync: {

@@ -122,6 +122,33 @@ std::optional<int64_t> row_stride(const TirValue* v, const std::unordered_map<co
   }
 }
 
+// Whether the mask v holds, along each row, one run of consecutive columns
+// (possibly none): a comparison whose sides advance by constants from one
+// column to the next (row_stride) holds on a prefix or a suffix of the row,
+// and a conjunction of runs is a run. copy_async then looks only at the first
+// and the last element of each of its runs (iris::RowIntervals).
+bool row_interval(const TirValue* v, const std::unordered_map<const TirVar*, const TirValue*>& lets) {
+  if (!v->type.is_tile()) return true;
+  auto of = [&](size_t i) { return row_interval(v->operands[i], lets); };
+  switch (v->op) {
+    case TirOp::Read: {
+      auto let = lets.find(v->var);
+      return let != lets.end() && row_interval(let->second, lets);
+    }
+    case TirOp::Broadcast: return true;
+    case TirOp::AddAxis:
+    case TirOp::ConvertLayout: return of(0);
+    case TirOp::BroadcastTo: return v->operands[0]->type.dims.back().is_one() || of(0);
+    case TirOp::LogicalAnd:
+    case TirOp::BitAnd: return of(0) && of(1);
+    case TirOp::Lt:
+    case TirOp::Le:
+    case TirOp::Gt:
+    case TirOp::Ge: return row_stride(v->operands[0], lets) && row_stride(v->operands[1], lets);
+    default: return false;
+  }
+}
+
 TirType i32_type() {
   TirType t;
   t.kind = TirType::Kind::Scalar;
@@ -333,6 +360,7 @@ class Pipeliner {
     for (const TirValue* operand : load->operands) copy->operands.push_back(clone(operand, at));
     copy->operands.push_back(stage);
     copy->contiguous_rows = row_stride(copy->operands[0], function_lets_) == 1;
+    copy->row_interval_mask = copy->operands[1] && row_interval(copy->operands[1], function_lets_);
     return copy;
   }
 

@@ -140,6 +140,7 @@ class TirPrinter {
     if (v->op == TirOp::Signal) attrs.push_back(v->signal_add ? "add" : "set");
     if (v->contiguous_rows) attrs.push_back("contiguous rows");
     if (v->pipelined) attrs.push_back("pipelined");
+    if (v->row_interval_mask) attrs.push_back("row intervals");
     if (v->axis >= 0) attrs.push_back(fmt::format("axis {}", v->axis));
     if (v->checked) attrs.push_back(fmt::format("checked line {}", sources_.getLineAndColumn(v->loc).first));
     return attrs.empty() ? "" : fmt::format("[{}]", fmt::join(attrs, ", "));

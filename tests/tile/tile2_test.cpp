@@ -458,7 +458,7 @@ void check_dot_in_layout_of_type() {
 // run (Hopper's wgmma) while the next copies are issued. a has m valid rows
 // of M and k valid columns, leading dimension lda; b k valid rows and n valid
 // columns of N, leading dimension ldb. Masked-off elements are `other`, 0.
-template <class T, int M, int K, int N, int Stages, int Steps, class Known>
+template <class T, int M, int K, int N, int Stages, int Steps, class Known, class KnownMask>
 struct StagedDot {
   using AStages = iris::SharedStages<T, M, K, Stages>;
   using BStages = iris::SharedStages<T, K, N, Stages>;
@@ -471,9 +471,9 @@ struct StagedDot {
     const BStages b_stages{a_stages.end()};
     auto issue = [&](int s) {
       copy_async(a_stages[s % Stages], add(a + s * K, window_offsets<M, K>(lda)), window_mask<M, K>(m, k - s * K),
-                 T(0), Unchecked{}, Known{});
+                 T(0), Unchecked{}, Known{}, KnownMask{});
       copy_async(b_stages[s % Stages], add(b + s * K * ldb, window_offsets<K, N>(ldb)),
-                 window_mask<K, N>(k - s * K, n), T(0), Unchecked{}, Known{});
+                 window_mask<K, N>(k - s * K, n), T(0), Unchecked{}, Known{}, KnownMask{});
     };
     for (int s = 0; s < Stages - 1; ++s) {
       if (s < Steps) issue(s);
@@ -491,9 +491,11 @@ struct StagedDot {
   }
 };
 
-// Known: what copy_async is told of the pointers (the windows' rows are
-// contiguous, so both must give the same result).
-template <class T, int M, int K, int N, int Stages, int Steps, class Known = iris::AnyPointers>
+// Known and KnownMask: what copy_async is told of the pointers and the masks
+// (the windows' rows are contiguous, and their masks hold on one run of each
+// row, so every choice must give the same result).
+template <class T, int M, int K, int N, int Stages, int Steps, class Known = iris::AnyPointers,
+          class KnownMask = iris::AnyMask>
 void check_staged_dot(int m, int k, int n, int lda, int ldb) {
   CAPTURE(M);
   CAPTURE(K);
@@ -510,7 +512,7 @@ void check_staged_dot(int m, int k, int n, int lda, int ldb) {
     for (int kk = 0; kk < k; ++kk) a[r * lda + kk] = static_cast<T>(a_at(r, kk));
   for (int kk = 0; kk < k; ++kk)
     for (int c = 0; c < n; ++c) b[kk * ldb + c] = static_cast<T>(b_at(kk, c));
-  run<StagedDot<T, M, K, N, Stages, Steps, Known>>(1, a.data(), b.data(), out.data(), lda, ldb, m, k, n);
+  run<StagedDot<T, M, K, N, Stages, Steps, Known, KnownMask>>(1, a.data(), b.data(), out.data(), lda, ldb, m, k, n);
   for (int r = 0; r < M; ++r)
     for (int c = 0; c < N; ++c) {
       CAPTURE(r);
@@ -534,6 +536,9 @@ void check_staged_dot_of_type() {
   using iris::ContiguousRows;
   check_staged_dot<T, 128, 32, 128, 3, 4, ContiguousRows>(128, 128, 128, 128, 128);
   check_staged_dot<T, 64, 32, 64, 2, 3, ContiguousRows>(50, 77, 60, 79, 64);
+  using iris::RowIntervals;  // runs cut by the masks' ends fall back to element copies
+  check_staged_dot<T, 64, 32, 64, 2, 3, ContiguousRows, RowIntervals>(50, 77, 60, 79, 64);
+  check_staged_dot<T, 128, 16, 64, 3, 5, iris::AnyPointers, RowIntervals>(100, 75, 61, 80, 64);
 }
 
 // Region k of out (M * N elements each, stored through a pointer tile in the

@@ -123,6 +123,9 @@ struct TirValue {
   // CopyAsync: the pointers advance by one element along each row, so a run
   // of a row's elements is one contiguous access (the pipelining pass proves it).
   bool contiguous_rows = false;
+  // CopyAsync: along each row the mask holds on one run of consecutive
+  // columns, so a run of the copy is whole where its ends are.
+  bool row_interval_mask = false;
   // Dot: a pipelined loop's, which may finish only at the loop's next
   // WaitAsync, whose operands after the first are the accumulators it settles.
   bool pipelined = false;

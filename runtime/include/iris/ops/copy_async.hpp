@@ -26,6 +26,11 @@
 //       element along each row (base + rows * ld + columns): a run's pointer
 //       is its first element's plus its place, so no other element of ptrs
 //       is read, and the C++ compiler drops their arithmetic.
+//   copy_async(dst, ptrs, mask, other, check, known, RowIntervals{})
+//       the same, where the compiler has proved that along each row the mask
+//       holds on one run of consecutive columns (rows < M && cols < K): a
+//       run of the copy is wholly unmasked where its first and last elements
+//       are, so no other element of the mask is read on the cp.async path.
 //   commit_async()    closes this thread's group of copies;
 //   wait_async<N>(acc...)
 //                     waits until at most N groups are in flight, then
@@ -60,14 +65,17 @@
 namespace iris {
 
 // What copy_async knows of its pointers: nothing, or that they advance by
-// one element along each row.
+// one element along each row; and of its mask: nothing, or that along each
+// row it holds on one run of consecutive columns.
 struct AnyPointers {};
 struct ContiguousRows {};
+struct AnyMask {};
+struct RowIntervals {};
 
 template <class T, int R, int C, class P, class M = NoMask, class O = NoOther, class K = Unchecked,
-          class Known = AnyPointers>
+          class Known = AnyPointers, class KnownMask = AnyMask>
 IRIS_HD void copy_async(SharedTile<T, R, C> dst, const P& ptr, const M& mask = {}, const O& other = {},
-                        const K& check = {}, Known = {}) {
+                        const K& check = {}, Known = {}, KnownMask = {}) {
   constexpr bool rows = std::is_same_v<Known, ContiguousRows>;
   static_assert(std::is_same_v<pointee_t<P>, T>, "copy_async: the pointers must address the stage's element type");
   using L = common_layout_t<P, M, O>;
@@ -85,9 +93,13 @@ IRIS_HD void copy_async(SharedTile<T, R, C> dst, const P& ptr, const M& mask = {
     const T* first = ptr[j0];
     if constexpr (async) {
 #if IRIS_CP_ASYNC
-      bool whole = reinterpret_cast<uintptr_t>(first) % bytes == 0;
+      // A run lies in one row: with RowIntervals its ends decide for it.
+      constexpr bool intervals = std::is_same_v<KnownMask, RowIntervals>;
+      bool whole = reinterpret_cast<uintptr_t>(first) % bytes == 0 &&
+                   (!intervals || (mask_at(mask, j0) && mask_at(mask, j0 + V - 1)));
       IRIS_UNROLL
-      for (int k = 0; k < V; ++k) whole = whole && mask_at(mask, j0 + k) && (rows || ptr[j0 + k] == first + k);
+      for (int k = 0; k < V; ++k)
+        whole = whole && (intervals || mask_at(mask, j0 + k)) && (rows || ptr[j0 + k] == first + k);
       if (whole) {
         const int f = L::index(j0);
         detail::cp_async<bytes>(dst.at(f / C, f % C), first);
