@@ -35,6 +35,8 @@ constexpr Config kConfigs[] = {
     {"128x128x64", launch<128, 128, 64>},
     {"128x64x64", launch<128, 64, 64>},
     {"64x128x64", launch<64, 128, 64>},
+    {"128x256x32", launch<128, 256, 32>},
+    {"128x256x64", launch<128, 256, 64>},
 };
 
 std::string last_error;
