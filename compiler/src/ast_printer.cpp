@@ -49,10 +49,10 @@ class Printer {
   }
   std::string type_syntax(const TypeSyntax* t) const {
     if (!t) return "";
+    std::string_view scalar = t->type_param.empty() ? scalar_info(t->scalar).spelling : t->type_param;
     switch (t->kind) {
-      case TypeSyntax::Kind::Scalar: return std::string(scalar_info(t->scalar).spelling);
-      case TypeSyntax::Kind::Pointer:
-        return fmt::format("{}*{}", t->sym ? "sym " : "", scalar_info(t->scalar).spelling);
+      case TypeSyntax::Kind::Scalar: return std::string(scalar);
+      case TypeSyntax::Kind::Pointer: return fmt::format("{}*{}", t->sym ? "sym " : "", scalar);
       case TypeSyntax::Kind::Tile: return fmt::format("tile<{}, ...>", type_syntax(t->element));
     }
     return "";
@@ -63,8 +63,8 @@ class Printer {
     if (fn.return_type) head += " -> " + type_syntax(fn.return_type);
     line(0, head, fn.range);
     for (const Param& p : fn.ct_params) {
-      line(1, fmt::format("CtParam {}: {}{}", p.name, type_syntax(p.type), binding_suffix(p.binding)),
-           p.range);
+      std::string type = p.is_type() ? "type in " + admitted_types(p) : type_syntax(p.type);
+      line(1, fmt::format("CtParam {}: {}{}", p.name, type, p.is_type() ? "" : binding_suffix(p.binding)), p.range);
       if (p.default_value) expr(p.default_value, 2);
     }
     for (const Param& p : fn.params)
@@ -162,6 +162,12 @@ class Printer {
 };
 
 }  // namespace
+
+std::string admitted_types(const Param& type_param) {
+  std::vector<std::string_view> names;
+  for (const TypeSyntax* t : type_param.admitted) names.push_back(scalar_info(t->scalar).spelling);
+  return fmt::format("({})", fmt::join(names, ", "));
+}
 
 void print_module(const Module& module, const llvm::SourceMgr& sources, bool checked,
                   llvm::raw_ostream& out) {

@@ -31,6 +31,10 @@ std::string Checker::arg_name(const Expr* call, size_t index) const {
 
 Type Checker::check_call(Expr* e) {
   if ((e->call->builtin = find_builtin(e->name))) {
+    if (!e->call->ct_args.empty()) {
+      diags_.error(DiagKind::WrongCtArgumentCount, e->call->ct_range, e->name, 0, "s", e->call->ct_args.size());
+      return Type::error();
+    }
     if (!bind_arguments(e, e->name, e->call->builtin->params)) return Type::error();
     return check_builtin(e);
   }
@@ -47,7 +51,13 @@ Type Checker::check_call(Expr* e) {
     for (CallArg& arg : e->call->args) check_expr(arg.value);
     return Type::error();
   }
-  if (b->function->imported_from) return check_imported_call(e, *b->function);
+  if (b->function->imported_from) {
+    if (!e->call->ct_args.empty()) {
+      diags_.error(DiagKind::WrongCtArgumentCount, e->call->ct_range, e->name, 0, "s", e->call->ct_args.size());
+      return Type::error();
+    }
+    return check_imported_call(e, *b->function);
+  }
   return check_device_call(e, *b->function);
 }
 
@@ -115,12 +125,23 @@ Type Checker::check_device_call(Expr* call, const Function& fn) {
     diags_.error(DiagKind::NotCompileTime, call->range, fmt::format("the result of '{}'", fn.name));
     return Type::error();
   }
+  bool ct_ok = bind_ct_arguments(call, fn);
   std::vector<BuiltinParam> params;
   for (const Param& p : fn.params) params.push_back({p.name});
-  if (!bind_arguments(call, fn.name, params)) return Type::error();
+  if (!bind_arguments(call, fn.name, params) || !ct_ok) return Type::error();
+  Call& c = *call->call;
+  c.param_types = fn.param_types;
+  Type result = fn.result;
+  if (!fn.ct_params.empty()) {  // the signature for these compile-time arguments
+    for (size_t i = 0; i < fn.params.size(); ++i) c.param_types[i] = instantiate(fn.params[i].type, fn, c);
+    if (fn.return_type) result = instantiate(fn.return_type, fn, c);
+    if (result.is_error() || std::any_of(c.param_types.begin(), c.param_types.end(),
+                                         [](const Type& t) { return t.is_error(); }))
+      return Type::error();
+  }
   for (size_t i = 0; i < fn.params.size(); ++i)
-    require_value_convertible(call->call->resolved_args[i], fn.param_types[i], arg_name(call, i));
-  return fn.result;
+    require_value_convertible(c.resolved_args[i], c.param_types[i], arg_name(call, i));
+  return result;
 }
 
 // Matches arguments to parameters, then checks each by its parameter's kind.
@@ -179,12 +200,11 @@ bool Checker::bind_arguments(Expr* call, std::string_view callee,
         check_size(arg);
         break;
       case ParamKind::Type:
-        if (arg->kind != ExprKind::TypeValue) {
+        if (auto t = type_argument(arg)) {
+          ok &= !t->is_error();
+        } else {
           diags_.error(DiagKind::ExpectedTypeArgument, arg->range, p.name, callee);
           ok = false;
-        } else {
-          arg->type_syntax->resolved = resolve_type(arg->type_syntax);
-          ok &= !arg->type_syntax->resolved.is_error();
         }
         break;
       default: {
@@ -393,6 +413,7 @@ Type Checker::check_memory_op(Expr* call) {
     ok = false;
   }
   Type access = Type::scalar_of(pointer.scalar).with_shape(pointer.shape);
+  access.type_param = pointer.type_param;
   for (size_t i = 1; i < b.params.size(); ++i) {
     if (!a[i]) continue;
     if (b.params[i].kind == ParamKind::Mask) {

@@ -11,6 +11,7 @@ std::string_view binding_description(Binding::Kind kind) {
     case Binding::Kind::LoopVar: return "a loop variable";
     case Binding::Kind::Param: return "a parameter";
     case Binding::Kind::CtParam: return "a compile-time parameter";
+    case Binding::Kind::TypeParam: return "a type parameter";
     case Binding::Kind::Const: return "a constant";
     case Binding::Kind::Function: return "a function";
   }
@@ -134,43 +135,41 @@ void Checker::check_const(ConstDecl& decl) {
 void Checker::check_function(Function& fn) {
   function_ = &fn;
   push_scope();
-  for (Param& p : fn.ct_params) {
-    Type t = resolve_type(p.type);
-    if (!t.is_error() && ((!t.is_integer() && !t.is_bool()) || t.is_tile())) {
-      diags_.error(DiagKind::ParamTypeNotAllowed, p.range, "compile-time parameter", p.name,
-                   t.str());
-      t = Type::error();
-    }
-    ConstValue value{p.name, std::nullopt, true};
-    if (p.default_value) {
-      check_value(p.default_value);
-      bool converts = require_value_convertible(p.default_value, t,
-                                                fmt::format("the default of '{}'", p.name));
-      if (converts && !t.is_error())
-        if (auto d = require_constant(p.default_value, fmt::format("the default of '{}'", p.name)))
-          value.value = d->value;
-    }
-    Binding* b = bind(Binding::Kind::CtParam, p.name, p.range, t);
-    b->constant = value;
-    p.binding = b;
-  }
-  if (fn.is_kernel) resolve_signature(fn);
+  declare_ct_params(fn);
+  if (fn.is_kernel) resolve_params(fn);
+  check_instances(fn);
+  pop_scope();
+  function_ = nullptr;
+}
+
+// The parameters and body, in the instance of the type parameters set (once
+// without them). The parameters share the compile-time parameters' scope,
+// which each instance leaves as it found it.
+void Checker::check_body(Function& fn) {
+  auto ct_scope = scopes_.back();
   for (size_t i = 0; i < fn.params.size(); ++i) {
     Param& p = fn.params[i];
-    p.binding = bind(Binding::Kind::Param, p.name, p.range, fn.param_types[i]);
+    p.binding = bind(Binding::Kind::Param, p.name, p.range, in_instance(fn.param_types[i]));
   }
-
   later_bindings_.clear();
   collect_later_bindings(fn.body);
   loop_depth_ = 0;
   check_block(fn.body);
   if (!fn.is_kernel && fn.return_type && !always_returns(fn.body))
     diags_.error(DiagKind::MissingReturn, fn.name_range, fn.name);
-  pop_scope();
-  function_ = nullptr;
+  scopes_.back() = std::move(ct_scope);
 }
 
+// A device function's signature, before any body: in the scope of its
+// compile-time parameters, which its body then shares.
 void Checker::resolve_signature(Function& fn) {
+  push_scope();
+  declare_ct_params(fn);
+  resolve_params(fn);
+  pop_scope();
+}
+
+void Checker::resolve_params(Function& fn) {
   for (Param& p : fn.params) {
     Type t = resolve_type(p.type);
     if (fn.is_kernel && t.is_tile()) {
@@ -364,7 +363,7 @@ void Checker::check_for(Stmt* s) {
     }
   }
   push_scope();
-  s->binding = bind(Binding::Kind::LoopVar, s->name, s->name_range, t);
+  s->binding = bind(Binding::Kind::LoopVar, s->name, s->name_range, instance_type(s, s->name_range, t));
   ++loop_depth_;
   check_block(s->body);
   --loop_depth_;
@@ -373,7 +372,8 @@ void Checker::check_for(Stmt* s) {
 
 void Checker::check_return(Stmt* s) {
   const Function& fn = *function_;
-  if (fn.is_kernel || fn.result.is_void()) {
+  Type result = in_instance(fn.result);
+  if (fn.is_kernel || result.is_void()) {
     if (s->value) {
       check_expr(s->value);
       diags_.error(DiagKind::ReturnValueNotAllowed, s->value->range, fn.name,
@@ -382,11 +382,11 @@ void Checker::check_return(Stmt* s) {
     return;
   }
   if (!s->value) {
-    diags_.error(DiagKind::ReturnWithoutValue, s->range, fn.name, fn.result.str());
+    diags_.error(DiagKind::ReturnWithoutValue, s->range, fn.name, result.str());
     return;
   }
   check_value(s->value);
-  require_value_convertible(s->value, fn.result, "the return value");
+  require_value_convertible(s->value, result, "the return value");
 }
 
 void Checker::check_condition(Expr* cond) {

@@ -81,8 +81,8 @@ Type Checker::check_expr(Expr* e) {
       diags_.error(DiagKind::ShapeNotValue, e->range, source_text(e->range));
       break;
   }
-  e->type = t;
-  return t;
+  e->type = instance_type(e, e->range, t);
+  return e->type;
 }
 
 Type Checker::check_value(Expr* e) {
@@ -125,6 +125,10 @@ Type Checker::check_name(Expr* e) {
   if (!b) return Type::error();
   if (b->kind == Binding::Kind::Function) {
     diags_.error(DiagKind::FunctionAsValue, e->range, e->name);
+    return Type::error();
+  }
+  if (b->kind == Binding::Kind::TypeParam) {
+    diags_.error(DiagKind::TypeUsedAsValue, e->range, e->name);
     return Type::error();
   }
   e->binding = b;
@@ -321,7 +325,9 @@ Type Checker::check_cast(Expr* e) {
     return Type::error();
   }
   Type result = to.is_tile() ? to : to.with_shape(from.shape);
-  if (e->operands[0]->constant && (result.is_integer() || result.is_bool()) && !result.is_tile())
+  // Not folded into a type parameter, whose width changes between instances.
+  if (e->operands[0]->constant && (result.is_integer() || result.is_bool()) && !result.is_tile() &&
+      result.type_param.empty())
     e->constant = wrap_constant(*e->operands[0]->constant, result.scalar);
   return result;
 }
@@ -378,6 +384,17 @@ void Checker::note_pointer_origin(const Expr* e) {
 }
 
 Type Checker::resolve_type(const TypeSyntax* ts) {
+  if (!ts->type_param.empty()) {  // a type parameter, or a pointer to one
+    const Binding* b = lookup(ts->type_param);
+    if (!b || b->kind != Binding::Kind::TypeParam) {  // shadowed by a value
+      diags_.error(DiagKind::NotAType, ts->range, ts->type_param);
+      return Type::error();
+    }
+    if (ts->kind == TypeSyntax::Kind::Scalar) return b->type;
+    Type pointer = Type::pointer_to(b->type.scalar, ts->sym);
+    pointer.type_param = b->type.type_param;
+    return pointer;
+  }
   switch (ts->kind) {
     case TypeSyntax::Kind::Scalar: return Type::scalar_of(ts->scalar);
     case TypeSyntax::Kind::Pointer: return Type::pointer_to(ts->scalar, ts->sym);
@@ -406,11 +423,16 @@ std::optional<TileShape> Checker::tile_shape(Expr* size, std::string_view what) 
   auto cols = tile_dim(size->operands[1], what);
   if (!rows || !cols) return std::nullopt;
   TileShape shape(*rows, *cols);
-  if (auto n = shape.elements(); n && *n > kMaxTileSize) {
-    diags_.error(DiagKind::TileSizeTooLarge, size->range, *n, kMaxTileSize);
-    return std::nullopt;
-  }
+  if (!check_tile_elements(shape, size->range)) return std::nullopt;
   return shape;
+}
+
+bool Checker::check_tile_elements(const TileShape& shape, llvm::SMRange range) {
+  if (auto n = shape.elements(); n && *n > kMaxTileSize) {
+    diags_.error(DiagKind::TileSizeTooLarge, range, *n, kMaxTileSize);
+    return false;
+  }
+  return true;
 }
 
 // One dimension of a tile: a compile-time integer, a positive power of two,
@@ -423,67 +445,92 @@ std::optional<Shape> Checker::tile_dim(Expr* size, std::string_view what) {
   }
   auto constant = require_constant(size, what);
   if (!constant) return std::nullopt;
-  if (constant->value) {
-    int64_t n = *constant->value;
-    if (n <= 0 || !std::has_single_bit(static_cast<uint64_t>(n))) {
-      diags_.error(DiagKind::TileSizeNotPowerOfTwo, size->range, n);
-      return std::nullopt;
-    }
-    if (n > kMaxTileSize) {
-      diags_.error(DiagKind::TileSizeTooLarge, size->range, n, kMaxTileSize);
-      return std::nullopt;
-    }
-  }
+  if (constant->value && !check_tile_size(*constant->value, size->range)) return std::nullopt;
   return Shape{constant->symbol, constant->value};
+}
+
+// A tile size whose value is known: a positive power of two, not too large.
+bool Checker::check_tile_size(int64_t n, llvm::SMRange range) {
+  if (n <= 0 || !std::has_single_bit(static_cast<uint64_t>(n))) {
+    diags_.error(DiagKind::TileSizeNotPowerOfTwo, range, n);
+    return false;
+  }
+  if (n > kMaxTileSize) {
+    diags_.error(DiagKind::TileSizeTooLarge, range, n, kMaxTileSize);
+    return false;
+  }
+  return true;
+}
+
+void Checker::report_fold_error(FoldError error, llvm::SMRange range) {
+  if (error == FoldError::DivisionByZero) diags_.error(DiagKind::ConstantDivisionByZero, range);
+  if (error == FoldError::Overflow) diags_.error(DiagKind::ConstantOverflow, range);
 }
 
 void Checker::fold_unary(Expr* e) {
   const auto& operand = e->operands[0]->constant;
   if (!operand || e->type.is_tile() || e->type.is_float()) return;
-  ConstValue c{{}, std::nullopt, operand->symbolic};
-  if (c.symbolic && operand->symbol.size() + 3 > kMaxSymbolLength) return;
-  if (operand->value) {
-    int64_t v = *operand->value;
-    if (e->op == TokenKind::Minus && v == INT64_MIN) {
-      diags_.error(DiagKind::ConstantOverflow, e->range);
-      e->type = Type::error();
-      return;
+  FoldError error = FoldError::None;
+  e->constant = fold_unary_value(e->op, *operand, error);
+  if (error == FoldError::None) return;
+  report_fold_error(error, e->range);
+  e->type = Type::error();
+}
+
+// `op operand` as a compile-time value; none past the symbols' length cap.
+std::optional<ConstValue> Checker::fold_unary_value(TokenKind op, const ConstValue& operand, FoldError& error) {
+  ConstValue c{{}, std::nullopt, operand.symbolic};
+  if (c.symbolic && operand.symbol.size() + 3 > kMaxSymbolLength) return std::nullopt;
+  if (operand.value) {
+    int64_t v = *operand.value;
+    if (op == TokenKind::Minus && v == INT64_MIN) {
+      error = FoldError::Overflow;
+      return std::nullopt;
     }
-    c.value = e->op == TokenKind::Minus ? -v : e->op == TokenKind::Bang ? !v : ~v;
+    c.value = op == TokenKind::Minus ? -v : op == TokenKind::Bang ? !v : ~v;
   }
-  if (c.symbolic)
-    c.symbol = module_.save(fmt::format("({}{})", token_kind_text(e->op), operand->symbol));
-  e->constant = c;
+  if (c.symbolic) c.symbol = module_.save(fmt::format("({}{})", token_kind_text(op), operand.symbol));
+  return c;
 }
 
 void Checker::fold_binary(Expr* e) {
   const auto& l = e->operands[0]->constant;
   const auto& r = e->operands[1]->constant;
   if (!l || !r || e->type.is_tile() || e->type.is_float() || e->type.is_pointer()) return;
-  ConstValue c{{}, std::nullopt, l->symbolic || r->symbolic};
-  if (c.symbolic && text_length(*l) + text_length(*r) + 8 > kMaxSymbolLength) return;
-  if (l->value && r->value) {
-    int64_t a = *l->value, b = *r->value, v = 0;
+  FoldError error = FoldError::None;
+  e->constant = fold_binary_value(e->op, *l, *r, error);
+  if (error == FoldError::None) return;
+  report_fold_error(error, e->range);
+  e->type = Type::error();
+}
+
+// `l op r` as a compile-time value; none past the symbols' length cap, or
+// for an operator that does not fold.
+std::optional<ConstValue> Checker::fold_binary_value(TokenKind op, const ConstValue& l, const ConstValue& r,
+                                                     FoldError& error) {
+  ConstValue c{{}, std::nullopt, l.symbolic || r.symbolic};
+  if (c.symbolic && text_length(l) + text_length(r) + 8 > kMaxSymbolLength) return std::nullopt;
+  if (l.value && r.value) {
+    int64_t a = *l.value, b = *r.value, v = 0;
     bool overflow = false;
-    switch (e->op) {
+    switch (op) {
       case TokenKind::Plus: overflow = __builtin_add_overflow(a, b, &v); break;
       case TokenKind::Minus: overflow = __builtin_sub_overflow(a, b, &v); break;
       case TokenKind::Star: overflow = __builtin_mul_overflow(a, b, &v); break;
       case TokenKind::Slash:
       case TokenKind::Percent:
         if (b == 0) {
-          diags_.error(DiagKind::ConstantDivisionByZero, e->range);
-          e->type = Type::error();
-          return;
+          error = FoldError::DivisionByZero;
+          return std::nullopt;
         }
         overflow = a == INT64_MIN && b == -1;
-        if (!overflow) v = e->op == TokenKind::Slash ? a / b : a % b;
+        if (!overflow) v = op == TokenKind::Slash ? a / b : a % b;
         break;
       case TokenKind::Shl:
       case TokenKind::Shr:
         overflow = b < 0 || b > 63;
-        if (!overflow) v = e->op == TokenKind::Shl ? static_cast<int64_t>(static_cast<uint64_t>(a) << b) : a >> b;
-        if (e->op == TokenKind::Shl && !overflow) overflow = (v >> b) != a;
+        if (!overflow) v = op == TokenKind::Shl ? static_cast<int64_t>(static_cast<uint64_t>(a) << b) : a >> b;
+        if (op == TokenKind::Shl && !overflow) overflow = (v >> b) != a;
         break;
       case TokenKind::Less: v = a < b; break;
       case TokenKind::LessEq: v = a <= b; break;
@@ -496,18 +543,16 @@ void Checker::fold_binary(Expr* e) {
       case TokenKind::Amp: v = a & b; break;
       case TokenKind::Pipe: v = a | b; break;
       case TokenKind::Caret: v = a ^ b; break;
-      default: return;
+      default: return std::nullopt;
     }
     if (overflow) {
-      diags_.error(DiagKind::ConstantOverflow, e->range);
-      e->type = Type::error();
-      return;
+      error = FoldError::Overflow;
+      return std::nullopt;
     }
     c.value = v;
   }
-  if (c.symbolic)
-    c.symbol = module_.save(fmt::format("({} {} {})", l->text(), token_kind_text(e->op), r->text()));
-  e->constant = c;
+  if (c.symbolic) c.symbol = module_.save(fmt::format("({} {} {})", l.text(), token_kind_text(op), r.text()));
+  return c;
 }
 
 }  // namespace irisc

@@ -2,6 +2,8 @@
 //   check_decls.cpp     items, statements, scopes and name lookup
 //   check_expr.cpp      expressions, conversions and compile-time folding
 //   check_builtins.cpp  calls: argument binding and the built-ins' rules
+//   check_generics.cpp  compile-time parameters: instances of type parameters,
+//                       compile-time arguments and the signatures they give
 #pragma once
 
 #include "irisc/builtins.h"
@@ -24,8 +26,10 @@ class Checker {
   void declare_imported(const ImportDecl& decl);
   void declare_module(const ImportDecl& decl);
   void resolve_signature(Function& fn);
+  void resolve_params(Function& fn);
   void check_const(ConstDecl& decl);
   void check_function(Function& fn);
+  void check_body(Function& fn);
   void check_stmt(Stmt* stmt);
   void check_block(Stmt* block);
   void check_binding(Stmt* stmt);
@@ -67,9 +71,17 @@ class Checker {
   bool require_value_convertible(const Expr* value, const Type& to, std::string_view context);
   bool check_literal_fits(const Expr* value, const Type& to);
   static Type materialize(Type t);
+  // Why a compile-time operation has no value.
+  enum class FoldError : uint8_t { None, DivisionByZero, Overflow };
   void fold_binary(Expr* e);
+  std::optional<ConstValue> fold_binary_value(TokenKind op, const ConstValue& l, const ConstValue& r,
+                                              FoldError& error);
   static ConstValue wrap_constant(ConstValue c, ScalarKind target);
   void fold_unary(Expr* e);
+  std::optional<ConstValue> fold_unary_value(TokenKind op, const ConstValue& operand, FoldError& error);
+  void report_fold_error(FoldError error, llvm::SMRange range);
+  bool check_tile_size(int64_t n, llvm::SMRange range);
+  bool check_tile_elements(const TileShape& shape, llvm::SMRange range);
   std::optional<ConstValue> require_constant(Expr* e, std::string_view what);
   std::optional<TileShape> tile_shape(Expr* size, std::string_view what);
   std::optional<Shape> tile_dim(Expr* size, std::string_view what);
@@ -77,6 +89,18 @@ class Checker {
   Type check_add_axis(Expr* e);
   static std::string_view source_text(llvm::SMRange range);
   void note_pointer_origin(const Expr* pointer);
+
+  // ---- check_generics.cpp
+  void declare_ct_params(Function& fn);
+  void check_instances(Function& fn);
+  void set_instance(size_t index);
+  std::string instance_text(size_t index) const;
+  Type instance_type(const void* node, llvm::SMRange range, Type t);
+  Type in_instance(Type t) const;
+  std::optional<Type> type_argument(Expr* arg);
+  bool bind_ct_arguments(Expr* call, const Function& fn);
+  Type instantiate(const TypeSyntax* ts, const Function& fn, const Call& call);
+  std::optional<ConstValue> substitute(const Expr* e, const Function& fn, const Call& call);
 
   // ---- check_builtins.cpp
   Type check_call(Expr* e);
@@ -109,6 +133,26 @@ class Checker {
   std::unordered_multimap<std::string_view, LaterBinding> later_bindings_;
   const Function* function_ = nullptr;
   int loop_depth_ = 0;
+
+  // The instances of the function being checked (check_generics.cpp): each
+  // gives every type parameter one of the types it admits. The body is
+  // checked once per instance (Compare), recording the type of every
+  // expression; then once more (Name) to mark the types that are a type
+  // parameter in every instance.
+  enum class InstancePass : uint8_t { None, Compare, Name };
+  InstancePass instance_pass_ = InstancePass::None;
+  std::vector<Binding*> type_params_;
+  std::vector<std::vector<ScalarKind>> instances_;  // a scalar per type parameter
+  size_t instance_ = 0;
+  struct InstanceTypes {
+    llvm::SMRange range;
+    Type first;                   // in the first instance
+    bool fixed = true;            // the same type in every instance
+    std::vector<bool> is_param;   // per type parameter: that parameter's type in every instance
+    Type differing;               // where not fixed: the first other type seen, and in which instance
+    size_t differs_in = 0;
+  };
+  std::unordered_map<const void*, InstanceTypes> instance_types_;
 };
 
 }  // namespace irisc

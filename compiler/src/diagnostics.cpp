@@ -59,6 +59,11 @@ void Diagnostics::report(DiagKind kind, llvm::SMRange range, std::string message
     ++error_count_;
   }
 
+  print(kind, severity, range, std::move(message));
+  if (severity == Severity::Error && error_context_) error_context_();  // notes: no recursion
+}
+
+void Diagnostics::print(DiagKind kind, Severity severity, llvm::SMRange range, std::string message) {
   if (consumer_) {
     consumer_(Diagnostic{kind, severity, range, std::move(message)});
     return;

@@ -2,8 +2,11 @@
 //
 // Every kernel becomes a struct template over its compile-time parameters,
 // holding `run` (the body of one program instance) and `launch` (the typed
-// host entry point). Device functions become inline functions, those of each
-// imported .iris module in a namespace of the module's. Each TIR
+// host entry point). Device functions become inline functions (function
+// templates over their compile-time parameters, called with explicit
+// arguments), those of each imported .iris module in a namespace of the
+// module's. A type parameter is a `class` template parameter, printed
+// wherever a type is (the checker marked the types that are it). Each TIR
 // operation is the tile library's function of tir_ops.def (iris::add,
 // iris::load, ...), and each expression tree one C++ expression: the library
 // keeps offsets built from arange symbolic, so contiguous accesses vectorise
@@ -33,8 +36,14 @@ std::string c_string(std::string_view text) {
 
 std::string scalar_cpp(ScalarKind s) { return std::string(scalar_info(s).cpp_type); }
 
+// A scalar, or the type parameter that stands for it.
+std::string scalar_cpp(ScalarKind s, std::string_view type_param) {
+  return type_param.empty() ? scalar_cpp(s) : std::string(type_param);
+}
+
 std::string element_cpp(const TirType& t) {
-  return t.is_pointer() ? scalar_cpp(t.scalar) + "*" : scalar_cpp(t.scalar);
+  std::string scalar = scalar_cpp(t.scalar, t.type_param);
+  return t.is_pointer() ? scalar + "*" : scalar;
 }
 
 // A shape as template arguments: "64", "BLOCK_M, 64".
@@ -47,9 +56,10 @@ std::string dims_cpp(const TirType& t) {
 // A layout other than the default one, as the runtime's layout class; empty
 // for the default (iris::Blocked of the shape).
 std::string layout_cpp(const TirType& t) {
-  if (t.layout == TirLayout::Copy) return fmt::format("iris::CopyLayout<{}, {}>", scalar_cpp(t.dot_operand), dims_cpp(t));
+  std::string operand = scalar_cpp(t.dot_operand, t.dot_operand_param);
+  if (t.layout == TirLayout::Copy) return fmt::format("iris::CopyLayout<{}, {}>", operand, dims_cpp(t));
   if (t.layout != TirLayout::Dot) return "";
-  return fmt::format("iris::DotLayout<{}, {}>", scalar_cpp(t.dot_operand), dims_cpp(t));
+  return fmt::format("iris::DotLayout<{}, {}>", operand, dims_cpp(t));
 }
 
 // The template arguments that create a tile of t's shape and layout:
@@ -126,28 +136,39 @@ class Printer {
     return s;
   }
 
+  // `template <int32_t BLOCK = 1024, class T>`: the compile-time parameters,
+  // with their defaults where `with_defaults`; empty without any.
+  static std::string template_head(const TirFunction& f, bool with_defaults) {
+    if (f.ct_params.empty()) return "";
+    std::vector<std::string> ct;
+    for (size_t i = 0; i < f.ct_params.size(); ++i) {
+      const TirVar* p = f.ct_params[i];
+      std::string decl = f.ct_admitted[i].empty() ? fmt::format("{} {}", type_cpp(p->type), p->cpp_name)
+                                                  : fmt::format("class {}", p->cpp_name);
+      if (with_defaults && !f.ct_defaults[i].empty()) decl += " = " + f.ct_defaults[i];
+      ct.push_back(decl);
+    }
+    return fmt::format("template <{}>\n", fmt::join(ct, ", "));
+  }
+
   void device_function(const TirFunction& f) {
     out_ << "\n";
     line_directive(f.loc);
+    out_ << template_head(f, false);
     out_ << fmt::format("[[maybe_unused]] IRIS_HD inline {} {}({}) ", type_cpp(f.result), f.cpp_name, params(f));
     block(f.body, 0);
     out_ << "\n";
   }
 
   void kernel(const TirFunction& f) {
-    std::vector<std::string> ct, args, arg_names;
-    for (size_t i = 0; i < f.ct_params.size(); ++i) {
-      std::string decl = fmt::format("{} {}", type_cpp(f.ct_params[i]->type), f.ct_params[i]->cpp_name);
-      if (!f.ct_defaults[i].empty()) decl += " = " + f.ct_defaults[i];
-      ct.push_back(decl);
-    }
+    std::vector<std::string> args, arg_names;
     for (const TirVar* p : f.params) {
       args.push_back(fmt::format("{} {}", type_cpp(p->type), p->cpp_name));
       arg_names.push_back(p->cpp_name);
     }
     out_ << "\n";
     line_directive(f.loc);
-    if (!ct.empty()) out_ << fmt::format("template <{}>\n", fmt::join(ct, ", "));
+    out_ << template_head(f, true);
     out_ << fmt::format("struct {} {{\n", f.cpp_name);
     dynamic_shared_bytes(f);
     out_ << fmt::format("  IRIS_DEVICE static void run({}) ", params(f));
@@ -177,15 +198,17 @@ class Printer {
                         loops.size() == 1 ? loops[0] : fmt::format("std::max({{{}}})", fmt::join(loops, ", ")));
   }
 
-  // Explicit instantiations of every kernel whose compile-time parameters all
+  // Explicit instantiations of every kernel whose compile-time values all
   // have defaults, for builds that want each kernel compiled without a launch
-  // (the project's tests compile every generated file this way).
+  // (the project's tests compile every generated file this way): one per
+  // instance of its type parameters, the values before the last of them at
+  // their defaults.
   void instantiations() {
     out_ << "\n#ifdef IRIS_INSTANTIATE_KERNELS\n";
     for (const TirFunction* f : m_.functions) {
       if (!f->is_kernel) continue;
       bool all_defaults = true;
-      for (const std::string& d : f->ct_defaults) all_defaults &= !d.empty();
+      for (size_t i = 0; i < f->ct_params.size(); ++i) all_defaults &= !f->ct_admitted[i].empty() || !f->ct_defaults[i].empty();
       std::vector<std::string> types;
       for (const TirVar* p : f->params) types.push_back(type_cpp(p->type));
       if (f->ct_params.empty())
@@ -193,9 +216,31 @@ class Printer {
                             "const iris::DeviceContext&{}{});\n",
                             m_.namespace_name, f->cpp_name, types.empty() ? "" : ", ", fmt::join(types, ", "));
       else if (all_defaults)
-        out_ << fmt::format("template struct iris_kernels::{}::{}<>;\n", m_.namespace_name, f->cpp_name);
+        for (const std::string& args : instance_arguments(*f))
+          out_ << fmt::format("template struct iris_kernels::{}::{}<{}>;\n", m_.namespace_name, f->cpp_name, args);
     }
     out_ << "#endif\n";
+  }
+
+  // The template arguments of every instance of a kernel's type parameters
+  // ("float, 1024", "iris::bfloat16, 1024"): up to the last type parameter.
+  static std::vector<std::string> instance_arguments(const TirFunction& f) {
+    size_t count = 0;
+    for (size_t i = 0; i < f.ct_params.size(); ++i)
+      if (!f.ct_admitted[i].empty()) count = i + 1;
+    std::vector<std::string> instances = {""};
+    for (size_t i = 0; i < count; ++i) {
+      std::vector<std::string> choices = {f.ct_default_values[i]};
+      if (!f.ct_admitted[i].empty()) {
+        choices.clear();
+        for (ScalarKind s : f.ct_admitted[i]) choices.push_back(scalar_cpp(s));
+      }
+      std::vector<std::string> longer;
+      for (const std::string& instance : instances)
+        for (const std::string& choice : choices) longer.push_back(instance.empty() ? choice : instance + ", " + choice);
+      instances = std::move(longer);
+    }
+    return instances;
   }
 
   // -------------------------------------------------------- statements
@@ -297,7 +342,7 @@ class Printer {
   // A literal in its type, which C++ would not infer from the digits (int64_t(1), float(2)).
   static std::string constant(const TirValue* v) {
     if (v->literal == TirValue::Literal::Bool) return literal_text(*v);
-    return fmt::format("{}({})", scalar_cpp(v->type.scalar), literal_text(*v));
+    return fmt::format("{}({})", element_cpp(v->type), literal_text(*v));
   }
 
   // The check argument of a memory operation: its .iris location where the
@@ -393,9 +438,13 @@ class Printer {
         // A module's function called from outside the module: through the
         // module's namespace, which is the caller's or a sibling of it.
         const TirImportedModule* callee_module = v->callee->module;
-        std::string s = callee_module && callee_module != module_
-                            ? fmt::format("{}::{}(iris_program", callee_module->namespace_name, v->callee->cpp_name)
-                            : fmt::format("{}(iris_program", v->callee->cpp_name);
+        std::vector<std::string> template_args;
+        for (const TirTemplateArg& arg : v->template_args)
+          template_args.push_back(arg.value.empty() ? element_cpp(arg.type) : std::string(arg.value));
+        std::string s = fmt::format("{}{}{}(iris_program",
+                                    callee_module && callee_module != module_ ? callee_module->namespace_name + "::" : "",
+                                    v->callee->cpp_name,
+                                    template_args.empty() ? "" : fmt::format("<{}>", fmt::join(template_args, ", ")));
         for (const TirValue* arg : a) s += ", " + stored(arg);
         return s + ")";
       }

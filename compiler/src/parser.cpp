@@ -133,6 +133,7 @@ class Parser {
   // --------------------------------------------------------------- items
   // item = import_decl | const_decl | kernel_def | device_def ;
   bool item() {
+    type_params_.clear();
     switch (tok().kind) {
       case TokenKind::Import: return import_decl();
       case TokenKind::Const: return const_decl();
@@ -196,7 +197,7 @@ class Parser {
   }
 
   // kernel_def = "kernel" IDENT [ ct_params ] "(" [ params ] ")" block ;
-  // device_def = "device" IDENT "(" [ params ] ")" [ "->" type ] block ;
+  // device_def = "device" IDENT [ ct_params ] "(" [ params ] ")" [ "->" type ] block ;
   bool function_def() {
     llvm::SMLoc begin = tok().loc();
     auto* fn = module_.make<Function>();
@@ -208,7 +209,7 @@ class Parser {
     const Token& name = advance();
     fn->name = name.text;
     fn->name_range = name.range();
-    if (fn->is_kernel && at(TokenKind::Less) && !ct_params(fn->ct_params)) return false;
+    if (at(TokenKind::Less) && !ct_params(fn->ct_params)) return false;
     const Token& open = tok();
     if (!expect(TokenKind::LParen, "before the parameters")) return false;
     if (!at(TokenKind::RParen) && !params(fn->params)) return false;
@@ -232,10 +233,41 @@ class Parser {
     return expect_closing(TokenKind::Greater, open, "after the compile-time parameters");
   }
 
-  // ct_param = IDENT ":" type [ "=" shift ] ;
+  // ct_param = IDENT ":" ( type [ "=" shift ] | type_param ) ;
   bool ct_param(std::vector<Param>& out) {
+    if (at(TokenKind::Identifier) && peek().is(TokenKind::Colon) && peek(2).is(TokenKind::Identifier) &&
+        peek(2).text == "type")
+      return type_param(out);
     if (!param(out)) return false;
     if (accept(TokenKind::Eq) && !(out.back().default_value = shift())) return false;
+    return true;
+  }
+
+  // type_param = "type" "in" "(" scalar_type { "," scalar_type } [ "," ] ")" ;
+  // `type` is a keyword only here. The name is a type in the rest of the
+  // function (its parameters, result and body).
+  bool type_param(std::vector<Param>& out) {
+    const Token& name = advance();
+    advance();  // ':'
+    advance();  // 'type'
+    if (!expect(TokenKind::In, "after 'type' (a type parameter admits the types listed: T: type in (f32, bf16))"))
+      return false;
+    const Token& open = tok();
+    if (!expect(TokenKind::LParen, "before the admitted types")) return false;
+    Param p{name.text, name.range()};
+    do {
+      if (at(TokenKind::RParen) && !p.admitted.empty()) break;
+      if (!scalar_keyword(tok().kind)) {  // not another type parameter
+        expected("a scalar type", "in the admitted types");
+        return false;
+      }
+      TypeSyntax* t = scalar_type();
+      if (!t) return false;
+      p.admitted.push_back(t);
+    } while (accept(TokenKind::Comma));
+    if (!expect_closing(TokenKind::RParen, open, "after the admitted types")) return false;
+    type_params_.push_back(name.text);
+    out.push_back(std::move(p));
     return true;
   }
 
@@ -283,8 +315,18 @@ class Parser {
     return scalar_type();
   }
 
-  // scalar_type = "bool" | "i8" | ... | "f64" ;
+  // scalar_type = "bool" | "i8" | ... | "f64" | IDENT ;
+  // IDENT: a type parameter of the function being parsed; other names are
+  // not types, so `x: foo` stays a syntax error.
   TypeSyntax* scalar_type() {
+    if (at(TokenKind::Identifier) &&
+        std::find(type_params_.begin(), type_params_.end(), tok().text) != type_params_.end()) {
+      auto* t = module_.make<TypeSyntax>();
+      t->kind = TypeSyntax::Kind::Scalar;
+      t->type_param = tok().text;
+      t->range = advance().range();
+      return t;
+    }
     auto scalar = scalar_keyword(tok().kind);
     if (!scalar) {
       if (!stopped_) diags_.error(DiagKind::ExpectedType, tok().range(), describe(tok()));
@@ -308,6 +350,7 @@ class Parser {
     t->kind = TypeSyntax::Kind::Pointer;
     t->sym = sym;
     t->scalar = pointee->scalar;
+    t->type_param = pointee->type_param;
     t->range = from(begin);
     return t;
   }
@@ -724,25 +767,86 @@ class Parser {
     return inner;
   }
 
-  // IDENT [ call_args ]
+  // Whether `<` after a name opens compile-time arguments, `f<64, f32>(x)`:
+  // a `>` follows, outside parentheses and before any token that a shift
+  // expression cannot hold, and then `(`. Read as comparisons instead, such a
+  // text would compare a bool with `>`, which no type allows; only an
+  // argument list `(a < b, c > (d))` changes meaning, as in C#.
+  bool at_ct_args() const {
+    if (!at(TokenKind::Less)) return false;
+    int depth = 0;
+    for (size_t ahead = 1;; ++ahead) {
+      const Token& t = peek(ahead);
+      switch (t.kind) {
+        case TokenKind::Eof:
+        case TokenKind::Semi:
+        case TokenKind::LBrace:
+        case TokenKind::RBrace: return false;
+        case TokenKind::LParen: ++depth; break;
+        case TokenKind::RParen:
+          if (--depth < 0) return false;
+          break;
+        case TokenKind::Greater:
+          if (depth == 0) return peek(ahead + 1).is(TokenKind::LParen);
+          break;
+        case TokenKind::Identifier:
+        case TokenKind::IntLiteral:
+        case TokenKind::True:
+        case TokenKind::False:
+        case TokenKind::Comma:
+        case TokenKind::Plus:
+        case TokenKind::Minus:
+        case TokenKind::Star:
+        case TokenKind::Slash:
+        case TokenKind::Percent:
+        case TokenKind::Shl:
+        case TokenKind::Shr:
+        case TokenKind::Tilde:
+        case TokenKind::Bang:
+        case TokenKind::As: break;
+        default:
+          if (depth == 0 && !scalar_keyword(t.kind)) return false;
+      }
+    }
+  }
+
+  // ct_args = "<" shift { "," shift } [ "," ] ">" ;
+  bool ct_args(Call& call) {
+    const Token& open = advance();
+    do {
+      if (at(TokenKind::Greater)) break;
+      Expr* arg = shift();
+      if (!arg) return false;
+      call.ct_args.push_back(arg);
+    } while (accept(TokenKind::Comma));
+    if (!expect_closing(TokenKind::Greater, open, "after the compile-time arguments")) return false;
+    call.ct_range = from(open.loc());
+    return true;
+  }
+
+  // IDENT [ [ ct_args ] call_args ]
   // call_args = "(" [ arg { "," arg } [ "," ] ] ")" ;
   // arg = [ IDENT "=" ] expr ;
   Expr* name_or_call() {
     const Token& name = advance();
-    if (!at(TokenKind::LParen)) {
+    bool generic = at_ct_args();
+    if (!at(TokenKind::LParen) && !generic) {
       Expr* e = make_expr(ExprKind::Name, name.range());
       e->name = name.text;
       return e;
     }
     Nesting nesting(*this);
     if (!nesting.ok()) return nullptr;
-    const Token& open = advance();
     Expr* call = make_expr(ExprKind::Call, {});
     call->name = name.text;
     call->call = module_.make<Call>();
     call->call->name_range = name.range();
+    if (generic && !ct_args(*call->call)) return nullptr;
+    const Token& open = tok();
+    if (!expect(TokenKind::LParen, "after the compile-time arguments")) return nullptr;
     bool seen_named = false;
     int h = 0;
+    for (const Expr* arg : call->call->ct_args) h = std::max(h, arg->height);
     while (!at(TokenKind::RParen)) {
       CallArg arg;
       if (at(TokenKind::Identifier) && peek().is(TokenKind::Eq)) {
@@ -770,6 +874,8 @@ class Parser {
   size_t pos_ = 0;
   int depth_ = 0;
   bool stopped_ = false;
+  // The type parameters of the function being parsed: names that are types.
+  std::vector<std::string_view> type_params_;
 };
 
 }  // namespace

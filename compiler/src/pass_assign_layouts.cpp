@@ -85,6 +85,7 @@ class LayoutAssigner {
       if (v->op != TirOp::Dot) return;
       v->type.layout = TirLayout::Dot;
       v->type.dot_operand = v->operands[0]->type.scalar;
+      v->type.dot_operand_param = v->operands[0]->type.type_param;
       TirValue* acc = v->operands[2];
       if (acc->op == TirOp::Read && !is_param(f, acc->var)) acc->var->type = acc->var->type.laid_out_like(v->type);
     });
@@ -116,6 +117,7 @@ class LayoutAssigner {
         TirType runs = operand->type;
         runs.layout = TirLayout::Copy;
         runs.dot_operand = v->operands[3]->type.scalar;
+        runs.dot_operand_param = v->operands[3]->type.type_param;
         operand = in_layout(operand, runs);
       }
       return v;

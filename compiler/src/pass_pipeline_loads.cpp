@@ -469,9 +469,7 @@ class Pipeliner {
   }
 
   TirValue* compare(TirValue* a, TirValue* b) {
-    TirType boolean = a->type;
-    boolean.scalar = ScalarKind::Bool;
-    TirValue* lt = m_.make_value(TirOp::Lt, boolean, a->loc);
+    TirValue* lt = m_.make_value(TirOp::Lt, a->type.with_scalar(ScalarKind::Bool), a->loc);
     lt->operands = {a, b};
     return lt;
   }

@@ -64,6 +64,10 @@ void print_summary(const Module& module, std::string_view file, llvm::raw_ostrea
     if (!fn.ct_params.empty()) {
       std::vector<std::string> parts;
       for (const Param& p : fn.ct_params) {
+        if (p.is_type()) {
+          parts.push_back(fmt::format("{}: type in {}", p.name, admitted_types(p)));
+          continue;
+        }
         std::string part = fmt::format("{}: {}", p.name, p.binding->type.str());
         if (auto value = p.binding->constant->value)
           part += p.binding->type.is_bool() ? fmt::format(" = {}", *value != 0) : fmt::format(" = {}", *value);

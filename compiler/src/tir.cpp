@@ -33,23 +33,26 @@ TirType TirType::laid_out_like(const TirType& other) const {
   TirType t = *this;
   t.layout = other.layout;
   t.dot_operand = other.dot_operand;
+  t.dot_operand_param = other.dot_operand_param;
   t.stages = other.stages;
   return t;
 }
 
 bool TirType::operator==(const TirType& other) const {
-  return kind == other.kind && scalar == other.scalar && space == other.space && dims == other.dims &&
-         same_layout(other);
+  return kind == other.kind && scalar == other.scalar && type_param == other.type_param && space == other.space &&
+         dims == other.dims && same_layout(other);
 }
 
 std::string TirType::str() const {
   std::string element;
+  std::string_view spelling = type_param.empty() ? scalar_info(scalar).spelling : type_param;
+  std::string_view operand = dot_operand_param.empty() ? scalar_info(dot_operand).spelling : dot_operand_param;
   switch (kind) {
     case Kind::Void: return "void";
-    case Kind::Scalar: element = std::string(scalar_info(scalar).spelling); break;
+    case Kind::Scalar: element = std::string(spelling); break;
     case Kind::Pointer: {
       constexpr std::string_view kSpaces[] = {"", "sym ", "remote "};
-      element = fmt::format("{}*{}", kSpaces[static_cast<int>(space)], scalar_info(scalar).spelling);
+      element = fmt::format("{}*{}", kSpaces[static_cast<int>(space)], spelling);
       break;
     }
   }
@@ -60,10 +63,10 @@ std::string TirType::str() const {
   switch (layout) {
     case TirLayout::None: laid_out = "none"; break;
     case TirLayout::Blocked: laid_out = "blocked"; break;
-    case TirLayout::Dot: laid_out = fmt::format("dot({})", scalar_info(dot_operand).spelling); break;
+    case TirLayout::Dot: laid_out = fmt::format("dot({})", operand); break;
     case TirLayout::Shared: laid_out = "shared"; break;
     case TirLayout::Stages: laid_out = fmt::format("stages({})", stages); break;
-    case TirLayout::Copy: laid_out = fmt::format("copy({})", scalar_info(dot_operand).spelling); break;
+    case TirLayout::Copy: laid_out = fmt::format("copy({})", operand); break;
   }
   return fmt::format("tile<{}, {}{}>", element, shape, laid_out);
 }
@@ -84,6 +87,7 @@ TirType tir_type(const Type& type) {
            : type.is_pointer()               ? TirType::Kind::Pointer
                                              : TirType::Kind::Scalar;
   t.scalar = type.scalar;
+  t.type_param = type.type_param;
   t.space = type.sym ? AddressSpace::Heap : AddressSpace::Local;
   if (type.shape) {
     for (const Shape& d : type.shape->list()) t.dims.push_back(d);

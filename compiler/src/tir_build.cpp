@@ -83,9 +83,11 @@ ScalarKind common_scalar(ScalarKind a, ScalarKind b) {
 }
 
 // Whether C++ arithmetic on `t` yields another type, which must be narrowed
-// back (pointers and bools never are).
+// back (pointers and bools never are). A type parameter is narrowed back
+// always: for its instances that C++ promotes, and harmlessly for the others.
 bool computes_promoted(const Type& t) {
-  return !t.is_pointer() && !t.is_bool() && promoted(t.scalar) != t.scalar;
+  if (t.is_pointer()) return false;
+  return !t.type_param.empty() || (!t.is_bool() && promoted(t.scalar) != t.scalar);
 }
 
 // The scalar type a wholly literal expression takes: its context's, where
@@ -177,6 +179,10 @@ class Builder {
     for (const Param& p : fn.ct_params) {
       f.ct_params.push_back(variable(p.binding, p.binding->type));
       f.ct_defaults.push_back(p.default_value ? p.default_value->constant->text() : "");
+      const std::optional<int64_t>& value = p.is_type() ? std::nullopt : p.binding->constant->value;
+      f.ct_default_values.push_back(p.default_value && value ? std::to_string(*value) : "");
+      f.ct_admitted.emplace_back();
+      for (const TypeSyntax* t : p.admitted) f.ct_admitted.back().push_back(t->scalar);
     }
     for (size_t i = 0; i < fn.params.size(); ++i) f.params.push_back(variable(fn.params[i].binding, fn.param_types[i]));
     function_ = &fn;
@@ -278,19 +284,20 @@ class Builder {
   TirValue* narrowed(TirValue* v, const Type& result) {
     if (!computes_promoted(result)) return v;
     TirType t = v->type;
-    v->type.scalar = promoted(result.scalar);
+    v->type = v->type.with_scalar(promoted(result.scalar));
     return convert(v, t);
   }
 
-  TirValue* constant(const Expr* e, ScalarKind scalar, TirValue::Literal literal) {
-    TirValue* v = m_.make_value(TirOp::Constant, tir_type(Type::scalar_of(scalar)), e->range.Start);
+  // A literal of the scalar type `type` (a type parameter's too).
+  TirValue* constant(const Expr* e, const Type& type, TirValue::Literal literal) {
+    TirValue* v = m_.make_value(TirOp::Constant, tir_type(type.element()), e->range.Start);
     v->literal = literal;
     return v;
   }
 
   // A literal takes the type of the operation it is part of (`hint`).
   TirValue* literal(const Expr* e, const Type* hint) {
-    ScalarKind s = hint && hint->is_scalar_kind() ? hint->scalar : e->type.scalar;
+    const Type& s = hint && hint->is_scalar_kind() ? *hint : e->type;
     switch (e->kind) {
       case ExprKind::FloatLiteral: {
         TirValue* v = constant(e, s, TirValue::Literal::Float);
@@ -298,7 +305,7 @@ class Builder {
         return v;
       }
       case ExprKind::BoolLiteral: {
-        TirValue* v = constant(e, ScalarKind::Bool, TirValue::Literal::Bool);
+        TirValue* v = constant(e, Type::scalar_of(ScalarKind::Bool), TirValue::Literal::Bool);
         v->bool_value = e->bool_value;
         return v;
       }
@@ -316,7 +323,7 @@ class Builder {
     if ((e->kind == ExprKind::Binary || e->kind == ExprKind::Unary) && e->type.literal && e->type.is_integer() &&
         e->constant && !e->constant->symbolic && e->constant->value) {
       const Type* context = literal_context(e, hint);
-      TirValue* v = constant(e, context ? context->scalar : e->type.scalar, TirValue::Literal::SignedInt);
+      TirValue* v = constant(e, context ? *context : e->type, TirValue::Literal::SignedInt);
       v->int_bits = static_cast<uint64_t>(*e->constant->value);
       return v;
     }
@@ -377,9 +384,11 @@ class Builder {
       return v;
     }
     if (result.is_bool()) return v;
-    bool same = lhs_type.element().same(result.element()) && rhs_type.element().same(result.element());
-    if (same && !computes_promoted(result)) return v;
-    v->type.scalar = common_scalar(promoted(lhs_type.scalar), promoted(rhs_type.scalar));
+    auto same = [&](const Type& operand) {
+      return operand.element().same(result.element()) && operand.type_param == result.type_param;
+    };
+    if (same(lhs_type) && same(rhs_type) && !computes_promoted(result)) return v;
+    v->type = v->type.with_scalar(common_scalar(promoted(lhs_type.scalar), promoted(rhs_type.scalar)));
     return convert(v, type);
   }
 
@@ -410,7 +419,12 @@ class Builder {
     TirValue* v = m_.make_value(TirOp::CallDevice, tir_type(e->type), e->range.Start);
     v->callee = functions_.at(e->call->callee);
     for (size_t i = 0; i < e->call->resolved_args.size(); ++i)
-      v->operands.push_back(bound(e->call->resolved_args[i], e->call->callee->param_types[i]));
+      v->operands.push_back(bound(e->call->resolved_args[i], e->call->param_types[i]));
+    const Call& call = *e->call;
+    for (size_t i = 0; i < call.ct_args.size(); ++i)
+      v->template_args.push_back(call.callee->ct_params[i].is_type()
+                                     ? TirTemplateArg{{}, tir_type(call.ct_types[i])}
+                                     : TirTemplateArg{m_.save(call.ct_values[i].text()), {}});
     return v;
   }
 

@@ -48,9 +48,13 @@ class TirPrinter {
   void function(const TirFunction& f) {
     next_ = 0;
     std::vector<std::string> ct, params;
-    for (size_t i = 0; i < f.ct_params.size(); ++i)
-      ct.push_back(fmt::format("{}: {}{}", name(f.ct_params[i]), f.ct_params[i]->type.str(),
+    for (size_t i = 0; i < f.ct_params.size(); ++i) {
+      std::vector<std::string_view> admitted;
+      for (ScalarKind s : f.ct_admitted[i]) admitted.push_back(scalar_info(s).spelling);
+      std::string type = admitted.empty() ? f.ct_params[i]->type.str() : fmt::format("type in ({})", fmt::join(admitted, ", "));
+      ct.push_back(fmt::format("{}: {}{}", name(f.ct_params[i]), type,
                                f.ct_defaults[i].empty() ? "" : " = " + f.ct_defaults[i]));
+    }
     for (const TirVar* p : f.params) params.push_back(fmt::format("{}: {}", name(p), p->type.str()));
     out_ << fmt::format("\n{} {}{}{}({})", f.is_kernel ? "kernel" : "func", qualifier(f.module),
                         name(&f),
@@ -132,7 +136,14 @@ class TirPrinter {
       case TirOp::NamedConstant:
       case TirOp::CallImported: attrs.push_back(std::string(v->text)); break;
       case TirOp::Read: attrs.push_back(name(v->var)); break;
-      case TirOp::CallDevice: attrs.push_back(qualifier(v->callee->module) + name(v->callee)); break;
+      case TirOp::CallDevice: {
+        std::vector<std::string> args;
+        for (const TirTemplateArg& arg : v->template_args)
+          args.push_back(arg.value.empty() ? arg.type.str() : std::string(arg.value));
+        attrs.push_back(qualifier(v->callee->module) + name(v->callee) +
+                        (args.empty() ? "" : fmt::format("<{}>", fmt::join(args, ", "))));
+        break;
+      }
       default: break;
     }
     for (std::string_view a : {v->atomic_op, v->cmp, v->sem, v->scope})

@@ -56,9 +56,9 @@ std::string Type::str() const {
   switch (kind) {
     case Kind::Error: return "<error>";
     case Kind::Void: return "void";
-    case Kind::Scalar: element = std::string(scalar_info(scalar).spelling); break;
+    case Kind::Scalar: element = std::string(type_param.empty() ? scalar_info(scalar).spelling : type_param); break;
     case Kind::Pointer:
-      element = fmt::format("{}*{}", sym ? "sym " : "", scalar_info(scalar).spelling);
+      element = fmt::format("{}*{}", sym ? "sym " : "", type_param.empty() ? scalar_info(scalar).spelling : type_param);
       break;
   }
   if (!shape) return element;

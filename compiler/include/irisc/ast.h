@@ -40,6 +40,7 @@ struct TypeSyntax {
   llvm::SMRange range;
   ScalarKind scalar = ScalarKind::I32;  // Scalar, Pointer (pointee)
   bool sym = false;                     // Pointer
+  std::string_view type_param;          // Scalar, Pointer (pointee): a type parameter's name, not a keyword
   TypeSyntax* element = nullptr;        // Tile
   Expr* size = nullptr;                 // Tile: a size, or a Shape for 2-D
   int height = 0;                       // parser: the size's height + 1 (limits recursion)
@@ -105,6 +106,8 @@ struct Expr {
 // A call's own parts (an Expr of kind Call points to one).
 struct Call {
   llvm::SMRange name_range;
+  std::vector<Expr*> ct_args;    // f<64, f32>(...): the compile-time arguments
+  llvm::SMRange ct_range;        // from '<' to '>'; invalid without them
   std::vector<CallArg> args;
 
   // checker
@@ -114,6 +117,13 @@ struct Call {
   // and for enumeration parameters the chosen enumerator's index.
   std::vector<Expr*> resolved_args;
   std::vector<int> enum_args;
+  // A device call: the callee's parameter and result types for this call's
+  // compile-time arguments (the callee's own when it has none).
+  std::vector<Type> param_types;
+  // Each compile-time argument: an integer's value (symbolic in the caller's
+  // parameters) or a type.
+  std::vector<ConstValue> ct_values;
+  std::vector<Type> ct_types;
 };
 
 enum class StmtKind : uint8_t {
@@ -142,11 +152,11 @@ struct Stmt {
 
 // Where a name comes from.
 struct Binding {
-  enum class Kind : uint8_t { Let, Var, LoopVar, Param, CtParam, Const, Function };
+  enum class Kind : uint8_t { Let, Var, LoopVar, Param, CtParam, TypeParam, Const, Function };
   Kind kind;
   std::string_view name;
   llvm::SMRange range;  // the name at its definition
-  Type type;
+  Type type;                           // TypeParam: the type it stands for in the instance being checked
   std::optional<ConstValue> constant;  // Const, CtParam
   const Function* function = nullptr;  // Function
 };
@@ -154,9 +164,12 @@ struct Binding {
 struct Param {
   std::string_view name;
   llvm::SMRange range;
-  TypeSyntax* type = nullptr;
+  TypeSyntax* type = nullptr;        // null for a type parameter
   Expr* default_value = nullptr;  // compile-time parameters only
-  const Binding* binding = nullptr;  // checker
+  // A type parameter (`T: type in (f32, bf16)`): the types it admits, as written.
+  std::vector<TypeSyntax*> admitted;
+  bool is_type() const { return type == nullptr; }
+  Binding* binding = nullptr;  // checker
 };
 
 struct ImportDecl;
@@ -166,7 +179,7 @@ struct Function {
   std::string_view name;
   llvm::SMRange name_range;
   llvm::SMRange range;
-  std::vector<Param> ct_params;  // kernels only
+  std::vector<Param> ct_params;
   std::vector<Param> params;
   TypeSyntax* return_type = nullptr;  // device functions only; null: no value
   Stmt* body = nullptr;
@@ -265,6 +278,9 @@ template <> inline llvm::SpecificBumpPtrAllocator<Binding>& Module::allocator() 
 template <> inline llvm::SpecificBumpPtrAllocator<Function>& Module::allocator() { return functions_; }
 template <> inline llvm::SpecificBumpPtrAllocator<ConstDecl>& Module::allocator() { return consts_; }
 template <> inline llvm::SpecificBumpPtrAllocator<ImportDecl>& Module::allocator() { return imports_; }
+
+// The types a type parameter admits, as written: "(f32, bf16)".
+std::string admitted_types(const Param& type_param);
 
 // Prints the tree (--emit=ast), with types and constants when `checked`.
 void print_module(const Module& module, const llvm::SourceMgr& sources, bool checked,

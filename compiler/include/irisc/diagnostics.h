@@ -57,6 +57,9 @@ class Diagnostics {
               unsigned error_limit);
   // Sends every diagnostic to `consumer` instead of printing it.
   void set_consumer(Consumer consumer) { consumer_ = std::move(consumer); }
+  // While set, runs after every error, to add the notes that place it (the
+  // instance of a generic function being checked); empty to stop.
+  void set_error_context(std::function<void()> context) { error_context_ = std::move(context); }
 
   template <class... Args>
   void error(DiagKind kind, llvm::SMRange range, const Args&... args) {
@@ -74,6 +77,7 @@ class Diagnostics {
  private:
   static std::string format(DiagKind kind, fmt::format_args args);
   void report(DiagKind kind, llvm::SMRange range, std::string message);
+  void print(DiagKind kind, Severity severity, llvm::SMRange range, std::string message);
 
   llvm::SourceMgr& sources_;
   llvm::raw_ostream& out_;
@@ -81,6 +85,7 @@ class Diagnostics {
   unsigned error_limit_;
   unsigned error_count_ = 0;
   Consumer consumer_;
+  std::function<void()> error_context_;
 };
 
 }  // namespace irisc

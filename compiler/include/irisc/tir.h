@@ -71,10 +71,14 @@ struct TirType {
   enum class Kind : uint8_t { Void, Scalar, Pointer };
   Kind kind = Kind::Void;
   ScalarKind scalar = ScalarKind::I32;  // the scalar, or the pointee
+  // The type parameter the scalar (or pointee) is, printed in its place; the
+  // scalar is then that of one instance (Type::type_param).
+  std::string_view type_param;
   AddressSpace space = AddressSpace::Local;  // pointers
   llvm::SmallVector<Shape, 2> dims;  // empty for a scalar
   TirLayout layout = TirLayout::None;
   ScalarKind dot_operand = ScalarKind::I32;  // Dot: the element type of dot's operands; Copy: the copied type
+  std::string_view dot_operand_param;        // ... where that is a type parameter
   int stages = 0;                            // Stages: how many tiles the ring holds
 
   bool is_void() const { return kind == Kind::Void; }
@@ -89,8 +93,16 @@ struct TirType {
   TirType laid_out_like(const TirType& other) const;
   bool same_layout(const TirType& other) const {
     return layout == other.layout &&
-           ((layout != TirLayout::Dot && layout != TirLayout::Copy) || dot_operand == other.dot_operand) &&
+           ((layout != TirLayout::Dot && layout != TirLayout::Copy) ||
+            (dot_operand == other.dot_operand && dot_operand_param == other.dot_operand_param)) &&
            stages == other.stages;
+  }
+  // The same type with another scalar (never a type parameter).
+  TirType with_scalar(ScalarKind s) const {
+    TirType t = *this;
+    t.scalar = s;
+    t.type_param = {};
+    return t;
   }
   bool operator==(const TirType& other) const;
   std::string str() const;
@@ -101,6 +113,12 @@ TirType tir_type(const Type& type);
 
 struct TirVar;
 struct TirFunction;
+
+// A compile-time argument of a call: an integer's canonical text, or a type.
+struct TirTemplateArg {
+  std::string_view value;  // empty for a type
+  TirType type;
+};
 
 struct TirValue {
   TirOp op;
@@ -117,6 +135,7 @@ struct TirValue {
   std::string_view text;        // NamedConstant: the value; CallImported: the function's C++ name
   TirVar* var = nullptr;        // Read
   TirFunction* callee = nullptr;  // CallDevice
+  std::vector<TirTemplateArg> template_args;  // CallDevice: the callee's compile-time arguments
   // Atomic and Sync: the enumerators' spellings (iris/memory_model.def).
   std::string_view sem, scope, cmp, atomic_op;
   bool signal_add = false;  // Signal: add to the signal rather than set it
@@ -180,8 +199,13 @@ struct TirFunction {
   std::string_view name;
   std::string cpp_name;  // the naming pass
   llvm::SMLoc loc;
-  std::vector<TirVar*> ct_params;        // kernels
+  std::vector<TirVar*> ct_params;
   std::vector<std::string> ct_defaults;  // each ct_param's default value; empty if none
+  // Each ct_param's default under the defaults before it ("2048" for
+  // `2 * BLOCK`); empty if none, or if it is a type parameter.
+  std::vector<std::string> ct_default_values;
+  // Each ct_param's admitted types: a type parameter's; empty for a value.
+  std::vector<std::vector<ScalarKind>> ct_admitted;
   std::vector<TirVar*> params;
   TirType result;
   TirStmt* body = nullptr;

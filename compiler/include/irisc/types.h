@@ -78,6 +78,10 @@ struct Type {
   bool sym = false;                     // pointer into the symmetric heap
   bool literal = false;                 // an untyped literal whose type adapts
   std::optional<TileShape> shape;       // set for tiles
+  // In a function with type parameters: the parameter that the scalar (or the
+  // pointee) is in every instance of the function, so that the printer names
+  // T rather than the scalar of one instance. `scalar` is the instance's.
+  std::string_view type_param;
 
   static Type error() { return {}; }
   static Type void_type() { return {Kind::Void}; }
@@ -105,7 +109,7 @@ struct Type {
     t.shape = std::move(s);
     return t;
   }
-  // Same type ignoring literal-ness.
+  // Same type ignoring literal-ness and type parameters (in the instance checked).
   bool same(const Type& other) const;
   std::string str() const;
 };
