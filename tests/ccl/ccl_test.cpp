@@ -1,8 +1,9 @@
 // The tile-level collectives of iris/ccl.iris on the CPU target, through the
 // kernels of collectives.iris: every collective (and every reduction
-// operation) with 1, 2, 3, 4 and 8 ranks, on f32, bf16 and i32 data, each
-// result against the collective computed here on the host from its
-// definition (docs/language.md §4.5), never from a kernel's output.
+// operation) with 1, 2, 3, 4 and 8 ranks, on data of every type the library
+// admits (f32, bf16, f16, i32, i64), each result against the collective
+// computed here on the host from its definition (docs/language.md §4.5),
+// never from a kernel's output.
 //
 // Element j of rank r's input is value_of(r, j): small integers, so that sums
 // over 8 ranks are exact in every type (bf16 holds integers up to 256) and
@@ -82,8 +83,8 @@ void run(const std::string& what, int world, const std::function<void(iris::Rank
 
 const iris::Grid kGrid{(kCount + kBlock - 1) / kBlock};
 
-// One collective on `world` ranks of T: `launch` starts it on a rank, `want`
-// is what the host computes for that rank's output.
+// One run of a collective: its name in reports ("all_reduce max bf16 on 3
+// rank(s)") and how many ranks run it.
 struct Case {
   std::string what;
   int world;
@@ -193,7 +194,9 @@ void test_type(const std::string& type) {
 int main() {
   test_type<float>("f32");
   test_type<iris::bfloat16>("bf16");
+  test_type<iris::half>("f16");
   test_type<int32_t>("i32");
+  test_type<int64_t>("i64");
   std::printf("%ld checks, %d failure(s)\n", checks, failures);
   return failures == 0 ? 0 : 1;
 }
