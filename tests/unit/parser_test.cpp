@@ -35,6 +35,11 @@ std::string sexpr(const Expr* e) {
     case ExprKind::Shape: return "(shape " + sexpr(e->operands[0]) + " " + sexpr(e->operands[1]) + ")";
     case ExprKind::Call: {
       std::string out = "(call " + std::string(e->name);
+      if (!e->call->ct_args.empty()) {
+        out += "<";
+        for (const Expr* a : e->call->ct_args) out += (out.back() == '<' ? "" : " ") + sexpr(a);
+        out += ">";
+      }
       for (const CallArg& a : e->call->args)
         out += " " + (a.name.empty() ? "" : std::string(a.name) + "=") + sexpr(a.value);
       return out + ")";
@@ -50,6 +55,18 @@ std::string parse_expr(const std::string& text) {
   const Stmt* s = r->binding("e");
   REQUIRE(s);
   return sexpr(s->value);
+}
+
+// An expression and the tree it parses to.
+struct Case {
+  const char* text;
+  const char* tree;
+};
+void check_trees(std::initializer_list<Case> cases) {
+  for (const Case& c : cases) {
+    CAPTURE(c.text);
+    CHECK(parse_expr(c.text) == c.tree);
+  }
 }
 
 std::string kernel_with(const std::string& body) { return "kernel k(n: i32) {\n" + body + "\n}\n"; }
@@ -89,11 +106,7 @@ TEST_CASE("parser: '@' binds loosest of all operators") {
 }
 
 TEST_CASE("parser: every precedence level, loosest to tightest") {
-  struct Case {
-    const char* text;
-    const char* tree;
-  };
-  const Case cases[] = {
+  check_trees({
       // '@' over '||'; its right side is a whole logical_or.
       {"a || b @ c || d", "(@ (|| a b) (|| c d))"},
       {"p @ r + 1", "(@ p (+ r 1))"},
@@ -126,11 +139,7 @@ TEST_CASE("parser: every precedence level, loosest to tightest") {
       {"(a + b) * c", "(* (+ a b) c)"},
       {"a * (b + c)", "(* a (+ b c))"},
       {"((a))", "a"},
-  };
-  for (const Case& c : cases) {
-    CAPTURE(c.text);
-    CHECK(parse_expr(c.text) == c.tree);
-  }
+  });
 }
 
 TEST_CASE("parser: binary levels are left-associative, unary and casts chain") {
@@ -168,6 +177,34 @@ TEST_CASE("parser: primaries: calls, named arguments, types as values, literals"
   CHECK(r->binding("f")->value->kind == ExprKind::BoolLiteral);
   CHECK(r->binding("f")->value->bool_value == false);
   CHECK(r->binding("g")->value->int_value == UINT64_MAX);
+}
+
+TEST_CASE("parser: compile-time arguments: '<' after a name, closed by '>' before '('") {
+  check_trees({
+      {"f<64, f32>(x)", "(call f<64 type:f32> x)"},
+      {"f<B * 2, (A > C) as i32,>()", "(call f<(* B 2) (as (> A C) i32)>)"},
+      {"f<B >> 1>(x) + 1", "(+ (call f<(>> B 1)> x) 1)"},
+      // Comparisons where a token that a shift cannot hold comes first, or no '(' follows.
+      {"a < b && c > (d)", "(&& (< a b) (> c d))"},
+      {"a < b > c", "(> (< a b) c)"},
+      {"a < (b) > 2", "(> (< a b) 2)"},
+      // The one text that changes meaning, as in C#: an argument list.
+      {"g(a < b, c > (d))", "(call g (call a<b c> d))"},
+      {"g(a < b, (c > d))", "(call g (< a b) (> c d))"},
+  });
+}
+
+TEST_CASE("parser: type parameters are types in their function only") {
+  auto r = test::run("device f<N: i32, T: type in (f32, bf16,)>(x: tile<T, N>, p: *T) -> T { let y: sym *T = p; "
+                     "return x as T; }\nkernel k(x: T) { }",
+                     Stage::Ast);
+  REQUIRE(r->diagnostics.size() == 1);
+  CHECK(r->diagnostics[0].message == "expected a type, found identifier 'T'");
+  const Function* f = r->module().items[0].function;
+  REQUIRE(f->ct_params.size() == 2);
+  CHECK(f->ct_params[1].is_type());
+  CHECK(f->ct_params[1].admitted.size() == 2);
+  CHECK(f->params[1].type->type_param == "T");
 }
 
 TEST_CASE("parser: adding an axis binds tighter than unary operators; shapes are parenthesised pairs") {
