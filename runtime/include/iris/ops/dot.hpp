@@ -108,7 +108,10 @@ IRIS_HD auto dot(SharedTile<T, M, K> a, SharedTile<T, K, N> b, const C& acc, Com
   static_assert(detail::dot_types_agree<T, R>());
 #if IRIS_NVIDIA_GPU
   if constexpr (detail::use_wgmma_dot<T, R, layout_of<C>, K, N>) {
-    return detail::wgmma_dot_shared<std::is_same_v<Completion, Pipelined>, T, M, K, N>(a, b, acc);
+    Tile<float, M * N, layout_of<C>> out;
+    for (int j = 0; j < layout_of<C>::per_thread; ++j) out.v[j] = acc[j];
+    detail::wgmma_accumulate<std::is_same_v<Completion, Pipelined>>(out, a, b);
+    return out;
   } else if constexpr (detail::use_mma_dot<T, R, layout_of<C>, K>) {
     return detail::mma_dot_shared<T, M, K, N>(a, b, acc);
   } else

@@ -136,15 +136,13 @@ __device__ __forceinline__ void wgmma_m64k16(float* d, uint64_t a, uint64_t b) {
 __device__ __forceinline__ void wgmma_wait_all() { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
 #endif
 
-// acc + a (M, K) x b (K, N), both in shared memory and visible to the async
-// proxy, into acc's layout (use_wgmma_dot holds). With InFlight, the result's
-// registers are written until the next wgmma_wait_all.
-template <bool InFlight, class T, int M, int K, int N, class C>
-IRIS_HD auto wgmma_dot_shared(SharedTile<T, M, K> a, SharedTile<T, K, N> b, const C& acc) {
-  using L = layout_of<C>;
-  Tile<float, M * N, L> out;
-  for (int j = 0; j < L::per_thread; ++j) out.v[j] = acc[j];
+// out += a (M, K) x b (K, N), both in shared memory and visible to the async
+// proxy, in out's registers (use_wgmma_dot holds). With InFlight, they are
+// written until the next wgmma_wait_all.
+template <bool InFlight, class T, int M, int K, int N, class Out>
+IRIS_HD void wgmma_accumulate(Out& out, SharedTile<T, M, K> a, SharedTile<T, K, N> b) {
 #if IRIS_WGMMA_SM90A
+  using L = layout_of<Out>;
   using A = SharedTile<T, M, K>;
   using B = SharedTile<T, K, N>;
   const int row = thread_index() / 128 * 64;
@@ -164,10 +162,8 @@ IRIS_HD auto wgmma_dot_shared(SharedTile<T, M, K> a, SharedTile<T, K, N> b, cons
     for (int j = 0; j < L::per_thread; ++j) wgmma_fence_register(out.v[j]);
   }
 #else
-  (void)a;
-  (void)b;
+  (void)out, (void)a, (void)b;
 #endif
-  return out;
 }
 
 }  // namespace detail
