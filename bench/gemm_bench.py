@@ -100,6 +100,7 @@ def main():
     parser.add_argument("--shapes", default=None, help="MxNxK,... (default: the issue's five shapes)")
     parser.add_argument("--rep", type=int, default=200, help="milliseconds per measurement (do_bench rep)")
     parser.add_argument("--iris-only", action="store_true", help="run the .iris GEMM once per config (for a profiler)")
+    parser.add_argument("--config", default=None, help="with --iris-only: run this config only (e.g. 128x256x32)")
     args = parser.parse_args()
     shapes = SHAPES if not args.shapes else [tuple(int(x) for x in s.split("x")) for s in args.shapes.split(",")]
     iris = IrisGemm(args.lib)
@@ -109,8 +110,9 @@ def main():
             a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
             b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
             c = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
-            for i in range(len(iris.configs)):
-                iris.run(i, a, b, c)
+            for i, name in enumerate(iris.configs):
+                if args.config in (None, name):
+                    iris.run(i, a, b, c)
         torch.cuda.synchronize()
         return
     rows = []
