@@ -56,6 +56,16 @@ bool same_structure(const Type& a, const Type& b) {
 // function's were declared with its signature, before any body; its body
 // sees the same bindings, which its signature's sizes refer to.
 void Checker::declare_ct_params(Function& fn) {
+  // A kernel is a C++ class template, whose parameters with defaults come last.
+  const Param* defaulted = nullptr;
+  for (Param& p : fn.ct_params) {
+    if (!fn.is_kernel || p.binding) continue;
+    if (p.default_value) {
+      defaulted = &p;
+    } else if (defaulted) {
+      diags_.error(DiagKind::CtParamAfterDefault, p.range, p.name, defaulted->name);
+    }
+  }
   for (Param& p : fn.ct_params) {
     if (p.binding) {
       scopes_.back()[p.name] = p.binding;

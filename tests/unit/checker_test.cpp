@@ -17,10 +17,10 @@ const char* const kParams =
     "u64v: u64, h: f16, bh: bf16, f: f32, d: f64, p: *f32, s: sym *f32, flag: sym *i32, "
     "pi: *i32";
 
-// Checks `stmts` in a kernel with compile-time parameter BLOCK (default 8),
-// SIZE (no default) and the parameters above.
+// Checks `stmts` in a kernel with compile-time parameters SIZE (no default)
+// and BLOCK (default 8) and the parameters above.
 std::unique_ptr<test::Run> check_body(const std::string& stmts) {
-  return test::run(std::string("kernel k<BLOCK: i32 = 8, SIZE: i32>(") + kParams + ") {\n" + stmts +
+  return test::run(std::string("kernel k<SIZE: i32, BLOCK: i32 = 8>(") + kParams + ") {\n" + stmts +
                    "\n}\n");
 }
 
@@ -307,7 +307,7 @@ TEST_CASE("checker: compile-time folding computes exact values") {
 }
 
 TEST_CASE("checker: values depending on compile-time parameters stay symbolic") {
-  auto r = test::run("kernel k<B: i32 = 8, C: i32>() { let x = B * 2 + 1; let y = C - B; let z = 3; }");
+  auto r = test::run("kernel k<C: i32, B: i32 = 8>() { let x = B * 2 + 1; let y = C - B; let z = 3; }");
   REQUIRE(r->diagnostics.empty());
   const auto& x = r->binding("x")->binding->constant;
   REQUIRE(x);
