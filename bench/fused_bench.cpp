@@ -17,9 +17,9 @@
 // "single-GPU cost", target ≤ 5%). Two plain GEMMs of bench/gemm.iris run the
 // local GEMM with the operation's tiles (FusedConfig's block_m × block_n ×
 // block_k) and GROUP_M:
-//   gemm        matmul_bf16, one program per tile: the GEMM a program would run
+//   gemm        matmul (bf16), one program per tile: the GEMM a program would run
 //               alone, the peer of the target;
-//   persistent  matmul_bf16_persistent, with as many programs as the fused
+//   persistent  matmul_persistent (bf16), with as many programs as the fused
 //               kernels (FusedConfig::programs: by default the multiprocessors
 //               divided among the ranks that share the GPU), walking the tiles
 //               as they do: the fused kernels must be persistent (their
@@ -157,11 +157,11 @@ void plain_gemm(const iris::Rank& rank, const FusedConfig& config, int persisten
   detail::with_tiles(config, [&](auto tiles) {
     using S = decltype(tiles);
     if (persistent_grid > 0) {
-      iris_kernels::matmul_bf16_persistent<S::m, S::n, S::k, kGroupM>::launch({persistent_grid}, ctx, a, b, c, m, n,
-                                                                             k);
+      iris_kernels::matmul_persistent<iris::bfloat16, S::m, S::n, S::k, kGroupM>::launch({persistent_grid}, ctx, a,
+                                                                                          b, c, m, n, k);
     } else {
       const int grid = static_cast<int>(detail::ceil_div(m, S::m) * detail::ceil_div(n, S::n));
-      iris_kernels::matmul_bf16<S::m, S::n, S::k, kGroupM>::launch({grid}, ctx, a, b, c, m, n, k);
+      iris_kernels::matmul<iris::bfloat16, S::m, S::n, S::k, kGroupM>::launch({grid}, ctx, a, b, c, m, n, k);
     }
   });
 }

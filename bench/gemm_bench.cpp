@@ -2,7 +2,7 @@
 // that bench/gemm_bench.py runs it on torch's tensors and stream, beside
 // torch.matmul (cuBLAS) and Triton, on the same inputs in the same process.
 //
-// A config is one instantiation of matmul_bf16's tile sizes; the script times
+// A config is one instantiation of matmul's tile sizes; the script times
 // each and keeps the fastest per shape, as Triton's autotuner does. The kernel
 // touches no symmetric heap, so it runs with an empty device context.
 #include "gemm.iris.hpp"
@@ -13,30 +13,38 @@
 
 namespace {
 
+// Launches C = A x B of `dtype`'s elements (0: bf16, 1: f16).
+using Launch = void (*)(void*, void*, void*, int, int, int, iris::Stream);
 struct Config {
   const char* name;
-  void (*launch)(iris::bfloat16*, iris::bfloat16*, iris::bfloat16*, int, int, int, iris::Stream);
+  Launch launch[2];
 };
 
 // No heap and one rank: what a kernel that uses neither needs.
 const iris::DeviceContext kNoHeap{nullptr, 0, 0, 1, nullptr, nullptr};
 
-template <int BM, int BN, int BK>
-void launch(iris::bfloat16* a, iris::bfloat16* b, iris::bfloat16* c, int m, int n, int k, iris::Stream stream) {
+template <class T, int BM, int BN, int BK>
+void launch(void* a, void* b, void* c, int m, int n, int k, iris::Stream stream) {
   const int tiles = ((m + BM - 1) / BM) * ((n + BN - 1) / BN);
-  iris_kernels::matmul_bf16<BM, BN, BK, 8>::launch({tiles}, kNoHeap, a, b, c, m, n, k, stream);
+  iris_kernels::matmul<T, BM, BN, BK, 8>::launch({tiles}, kNoHeap, static_cast<T*>(a), static_cast<T*>(b),
+                                                  static_cast<T*>(c), m, n, k, stream);
+}
+
+template <int BM, int BN, int BK>
+constexpr Config config(const char* name) {
+  return {name, {launch<iris::bfloat16, BM, BN, BK>, launch<iris::half, BM, BN, BK>}};
 }
 
 constexpr Config kConfigs[] = {
-    {"128x128x32", launch<128, 128, 32>},
-    {"128x64x32", launch<128, 64, 32>},
-    {"64x128x32", launch<64, 128, 32>},
-    {"64x64x32", launch<64, 64, 32>},
-    {"128x128x64", launch<128, 128, 64>},
-    {"128x64x64", launch<128, 64, 64>},
-    {"64x128x64", launch<64, 128, 64>},
-    {"128x256x32", launch<128, 256, 32>},
-    {"128x256x64", launch<128, 256, 64>},
+    config<128, 128, 32>("128x128x32"),
+    config<128, 64, 32>("128x64x32"),
+    config<64, 128, 32>("64x128x32"),
+    config<64, 64, 32>("64x64x32"),
+    config<128, 128, 64>("128x128x64"),
+    config<128, 64, 64>("128x64x64"),
+    config<64, 128, 64>("64x128x64"),
+    config<128, 256, 32>("128x256x32"),
+    config<128, 256, 64>("128x256x64"),
 };
 
 std::string last_error;
@@ -51,16 +59,16 @@ const char* iris_gemm_config_name(int config) {
   return config >= 0 && config < iris_gemm_configs() ? kConfigs[config].name : "";
 }
 
-// C = A x B for contiguous row-major bf16 matrices on the current device;
-// 0 on success, else -1 and iris_gemm_error() says why.
-int iris_gemm_bf16(int config, void* a, void* b, void* c, int m, int n, int k, void* stream) {
-  if (config < 0 || config >= iris_gemm_configs()) {
-    last_error = "no config " + std::to_string(config);
+// C = A x B for contiguous row-major matrices of bf16 (dtype 0) or f16
+// (dtype 1) on the current device; 0 on success, else -1 and
+// iris_gemm_error() says why.
+int iris_gemm(int config, int dtype, void* a, void* b, void* c, int m, int n, int k, void* stream) {
+  if (config < 0 || config >= iris_gemm_configs() || dtype < 0 || dtype > 1) {
+    last_error = "no config " + std::to_string(config) + " for dtype " + std::to_string(dtype);
     return -1;
   }
   try {
-    kConfigs[config].launch(static_cast<iris::bfloat16*>(a), static_cast<iris::bfloat16*>(b),
-                            static_cast<iris::bfloat16*>(c), m, n, k, static_cast<iris::Stream>(stream));
+    kConfigs[config].launch[dtype](a, b, c, m, n, k, static_cast<iris::Stream>(stream));
   } catch (const std::exception& e) {
     last_error = e.what();
     return -1;

@@ -1,6 +1,7 @@
 """The .iris GEMM against cuBLAS (torch.matmul) and Triton's tl.dot, on one GPU.
 
-For each shape M x N x K, on the same bf16 inputs in one process:
+For each element type (bf16, f16) and shape M x N x K, on the same inputs in
+one process:
   * cuBLAS through torch.matmul, the reference for correctness;
   * Triton: a tl.dot matmul with grouped tile order, autotuned over the
     configurations of Triton's tutorial (it uses wgmma and TMA on Hopper);
@@ -8,7 +9,8 @@ For each shape M x N x K, on the same bf16 inputs in one process:
     tile-size configuration timed and the fastest kept, as the autotuner does.
 Every output is checked against cuBLAS: |x - ref| <= 2^-7 |ref| + K 2^-22 max|a||b|
 elementwise (two bf16 roundings of the result, and f32 accumulation in
-either order, with room for truncating hardware). Times are medians of
+either order, with room for truncating hardware; f16's rounding is finer, so
+the same bound holds). Times are medians of
 triton.testing.do_bench; TFLOP/s counts 2 M N K.
 
 Prints a table (TFLOP/s and ratios), writes it as CSV, and a plot if
@@ -26,6 +28,8 @@ import triton
 import triton.language as tl
 from triton.testing import do_bench
 
+# The element types, in the order of iris_gemm's dtype argument.
+DTYPES = [torch.bfloat16, torch.float16]
 SHAPES = [(4096, 4096, 4096), (8192, 8192, 8192), (8192, 3584, 8192), (16384, 2048, 16384),
           (8192, 4608, 36864)]
 
@@ -57,7 +61,8 @@ def triton_matmul_kernel(a, b, c, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.co
         x = tl.load(a + rows[:, None] * K + ks[None, :], mask=(rows[:, None] < M) & (ks[None, :] < K), other=0.0)
         y = tl.load(b + ks[:, None] * N + cols[None, :], mask=(ks[:, None] < K) & (cols[None, :] < N), other=0.0)
         acc = tl.dot(x, y, acc)
-    tl.store(c + rows[:, None] * N + cols[None, :], acc.to(tl.bfloat16), mask=(rows[:, None] < M) & (cols[None, :] < N))
+    tl.store(c + rows[:, None] * N + cols[None, :], acc.to(c.dtype.element_ty),
+             mask=(rows[:, None] < M) & (cols[None, :] < N))
 
 
 def triton_matmul(a, b, c):
@@ -72,14 +77,15 @@ class IrisGemm:
         self.lib = ctypes.CDLL(path)
         self.lib.iris_gemm_config_name.restype = ctypes.c_char_p
         self.lib.iris_gemm_error.restype = ctypes.c_char_p
-        self.lib.iris_gemm_bf16.argtypes = [ctypes.c_int] + [ctypes.c_void_p] * 3 + [ctypes.c_int] * 3 + [ctypes.c_void_p]
+        self.lib.iris_gemm.argtypes = [ctypes.c_int] * 2 + [ctypes.c_void_p] * 3 + [ctypes.c_int] * 3 + [ctypes.c_void_p]
         self.configs = [self.lib.iris_gemm_config_name(i).decode() for i in range(self.lib.iris_gemm_configs())]
 
     def run(self, config, a, b, c):
         M, K = a.shape
         N = b.shape[1]
         stream = torch.cuda.current_stream().cuda_stream
-        if self.lib.iris_gemm_bf16(config, a.data_ptr(), b.data_ptr(), c.data_ptr(), M, N, K, stream) != 0:
+        dtype = DTYPES.index(a.dtype)
+        if self.lib.iris_gemm(config, dtype, a.data_ptr(), b.data_ptr(), c.data_ptr(), M, N, K, stream) != 0:
             raise RuntimeError(self.lib.iris_gemm_error().decode())
 
 
@@ -101,25 +107,30 @@ def main():
     parser.add_argument("--rep", type=int, default=200, help="milliseconds per measurement (do_bench rep)")
     parser.add_argument("--iris-only", action="store_true", help="run the .iris GEMM once per config (for a profiler)")
     parser.add_argument("--config", default=None, help="with --iris-only: run this config only (e.g. 128x256x32)")
+    parser.add_argument("--dtypes", default="bf16,f16", help="element types: bf16, f16 or both (default)")
     args = parser.parse_args()
     shapes = SHAPES if not args.shapes else [tuple(int(x) for x in s.split("x")) for s in args.shapes.split(",")]
+    names = {"bf16": torch.bfloat16, "f16": torch.float16}
+    dtypes = [names[d] for d in args.dtypes.split(",")]
     iris = IrisGemm(args.lib)
     torch.manual_seed(0)
     if args.iris_only:
         for M, N, K in shapes:
-            a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
-            b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
-            c = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
+            a = torch.randn(M, K, device="cuda", dtype=dtypes[0])
+            b = torch.randn(K, N, device="cuda", dtype=dtypes[0])
+            c = torch.empty(M, N, device="cuda", dtype=dtypes[0])
             for i, name in enumerate(iris.configs):
                 if args.config in (None, name):
                     iris.run(i, a, b, c)
         torch.cuda.synchronize()
         return
     rows = []
-    print(f"{'shape':>20} {'cuBLAS':>8} {'Triton':>8} {'iris':>8} {'iris/cuBLAS':>11} {'iris/Triton':>11}  iris config")
-    for M, N, K in shapes:
-        a = torch.randn(M, K, device="cuda", dtype=torch.bfloat16)
-        b = torch.randn(K, N, device="cuda", dtype=torch.bfloat16)
+    print(f"{'type':>4} {'shape':>20} {'cuBLAS':>8} {'Triton':>8} {'iris':>8} {'iris/cuBLAS':>11} {'iris/Triton':>11}"
+          "  iris config")
+    for dtype, (M, N, K) in [(d, shape) for d in dtypes for shape in shapes]:
+        type_name = "bf16" if dtype == torch.bfloat16 else "f16"
+        a = torch.randn(M, K, device="cuda", dtype=dtype)
+        b = torch.randn(K, N, device="cuda", dtype=dtype)
         ref = torch.matmul(a, b)
         flops = 2.0 * M * N * K
         tflops = lambda ms: flops / ms / 1e9
@@ -138,13 +149,13 @@ def main():
             if best is None or ms < best[1]:
                 best = (name, ms)
         times["iris"] = best[1]
-        row = {"M": M, "N": N, "K": K, "cublas_tflops": tflops(times["cuBLAS"]),
+        row = {"M": M, "N": N, "K": K, "dtype": type_name, "cublas_tflops": tflops(times["cuBLAS"]),
                "triton_tflops": tflops(times["Triton"]), "iris_tflops": tflops(times["iris"]),
                "iris_config": best[0]}
         row["iris_vs_cublas"] = times["cuBLAS"] / times["iris"]
         row["iris_vs_triton"] = times["Triton"] / times["iris"]
         rows.append(row)
-        print(f"{M:>6}x{N:>6}x{K:>6} {row['cublas_tflops']:8.1f} {row['triton_tflops']:8.1f} {row['iris_tflops']:8.1f} "
+        print(f"{type_name:>4} {M:>6}x{N:>6}x{K:>6} {row['cublas_tflops']:8.1f} {row['triton_tflops']:8.1f} {row['iris_tflops']:8.1f} "
               f"{row['iris_vs_cublas']:11.3f} {row['iris_vs_triton']:11.3f}  {best[0]}", flush=True)
         del a, b, ref, c
     os.makedirs(args.out, exist_ok=True)
@@ -161,13 +172,13 @@ def main():
     except ImportError:
         print("matplotlib not installed: no plot (bench/plot_bench.py can draw one from the CSV)")
         return
-    labels = [f"{r['M']}x{r['N']}x{r['K']}" for r in rows]
+    labels = [f"{r['dtype']} {r['M']}x{r['N']}x{r['K']}" for r in rows]
     x = range(len(rows))
-    fig, ax = plt.subplots(figsize=(9, 4))
+    fig, ax = plt.subplots(figsize=(12, 4))
     for offset, (key, name) in enumerate((("cublas_tflops", "cuBLAS"), ("triton_tflops", "Triton"), ("iris_tflops", "iris"))):
         ax.bar([i + (offset - 1) * 0.27 for i in x], [r[key] for r in rows], width=0.27, label=name)
     ax.set_xticks(list(x), labels, rotation=15)
-    ax.set_ylabel("TFLOP/s (bf16)")
+    ax.set_ylabel("TFLOP/s")
     ax.set_title("GEMM on one GPU")
     ax.legend()
     fig.tight_layout()

@@ -14,9 +14,9 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader ||
 python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__, 'cuda', torch.version.cuda)"
 python3 bench/gemm_bench.py --lib "$lib" --out "$out" ${2:+--shapes "$2"}
 if command -v ncu >/dev/null 2>&1; then
-  # One launch of the .iris kernel (kernel_entry<matmul_bf16<...>>) in the
-  # config that was fastest at 8192^3, or the first config.
-  config=$(awk -F, '$1 == 8192 && $2 == 8192 && $3 == 8192 { print $7 }' "$out/gemm_bench.csv" 2>/dev/null)
+  # One launch of the .iris kernel (kernel_entry<matmul<...>>, bf16) in the
+  # config that was fastest at 8192^3 in bf16, or the first config.
+  config=$(awk -F, '$1 == 8192 && $2 == 8192 && $3 == 8192 && $4 == "bf16" { print $8 }' "$out/gemm_bench.csv" 2>/dev/null)
   ncu --kernel-name kernel_entry --launch-count 1 --section SpeedOfLight --section Occupancy \
       --section LaunchStats --section MemoryWorkloadAnalysis --section WarpStateStats \
       python3 bench/gemm_bench.py --lib "$lib" --out "$out/ncu" --shapes 8192x8192x8192 --rep 1 --iris-only \
