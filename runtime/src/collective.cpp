@@ -33,6 +33,17 @@ CollectiveCall CollectiveCall::free(const void* p, const char* base, std::size_t
 
 CollectiveCall CollectiveCall::barrier() { return CollectiveCall{}; }
 
+CollectiveCall CollectiveCall::agree(const std::string& text) {
+  CollectiveCall call;
+  call.op = CollectiveOp::agree;
+  // FNV-1a: what MPI ranks send and compare in place of the text.
+  std::uint64_t hash = 14695981039346656037ULL;
+  for (const char c : text) hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
+  call.offset = hash;
+  call.text = &text;
+  return call;
+}
+
 std::string CollectiveCall::describe() const {
   std::ostringstream s;
   switch (op) {
@@ -52,6 +63,10 @@ std::string CollectiveCall::describe() const {
     case CollectiveOp::barrier:
       s << "barrier()";
       break;
+    case CollectiveOp::agree:
+      if (text != nullptr) s << *text;
+      else s << "agree(a text of hash " << offset << ")";  // another process's call
+      break;
   }
   return s.str();
 }
@@ -63,7 +78,7 @@ std::string compare_calls(std::uint64_t seq, const std::vector<CollectiveCall>& 
   }
   if (diffs.empty()) return diffs;
   return "iris: collective call #" + std::to_string(seq) + " differs between ranks: rank 0 called " +
-         calls[0].describe() + diffs + " (every rank must make the same sequence of allocate/free/barrier calls)";
+         calls[0].describe() + diffs + " (every rank must make the same sequence of allocate/free/barrier/agree calls)";
 }
 
 std::uint64_t apply_call(HeapAllocator& allocator, const CollectiveCall& call) {

@@ -1,5 +1,5 @@
 // Iris runtime, every backend: the host collective calls (allocate, free,
-// barrier), which every rank must make in the same order with the same
+// barrier, agree), which every rank must make in the same order with the same
 // arguments. Each backend's world brings the ranks' calls together (threads
 // of one process, or processes under MPI); what a call is, how the calls of
 // the ranks are compared and how an agreed call changes the heap are the same
@@ -18,15 +18,16 @@
 
 namespace iris::detail {
 
-enum class CollectiveOp : std::uint64_t { allocate, free, barrier };
+enum class CollectiveOp : std::uint64_t { allocate, free, barrier, agree };
 
 // Plain 64-bit fields: MPI ranks send it as words.
 struct CollectiveCall {
   CollectiveOp op = CollectiveOp::barrier;
   std::uint64_t bytes = 0;        // allocate
   std::uint64_t alignment = 0;    // allocate
-  std::uint64_t offset = 0;       // free: heap offset, kNullOffset or kOutsideHeap
+  std::uint64_t offset = 0;       // free: heap offset, kNullOffset or kOutsideHeap; agree: hash of the text
   const void* pointer = nullptr;  // free: as passed (messages only; differs per rank, never sent)
+  const std::string* text = nullptr;  // agree: as passed (messages only; never sent, so MPI ranks compare hashes)
 
   static constexpr std::uint64_t kNullOffset = UINT64_MAX;
   static constexpr std::uint64_t kOutsideHeap = UINT64_MAX - 1;
@@ -35,6 +36,8 @@ struct CollectiveCall {
   // free(p) by a rank whose heap of heap_size bytes starts at base.
   static CollectiveCall free(const void* p, const char* base, std::size_t heap_size);
   static CollectiveCall barrier();
+  // Rank::agree(text): `text` must outlive the call.
+  static CollectiveCall agree(const std::string& text);
 
   bool same_as(const CollectiveCall& o) const {
     return op == o.op && bytes == o.bytes && alignment == o.alignment && offset == o.offset;

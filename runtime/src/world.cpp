@@ -141,6 +141,8 @@ void Rank::free(void* p) {
 
 void Rank::barrier() { world_->collective(rank_, detail::CollectiveCall::barrier()); }
 
+void Rank::agree(const std::string& call) { world_->collective(rank_, detail::CollectiveCall::agree(call)); }
+
 int Rank::multiprocessor_count() const { return 1; }
 
 std::uintptr_t Rank::heap_offset(const void* p, int to_rank) const {

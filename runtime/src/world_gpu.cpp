@@ -406,6 +406,8 @@ void Rank::barrier() {
   world_->collective(rank_, detail::CollectiveCall::barrier());
 }
 
+void Rank::agree(const std::string& call) { world_->collective(rank_, detail::CollectiveCall::agree(call)); }
+
 int Rank::multiprocessor_count() const {
   const int device = world_->local(rank_).device;
   int count = 0;

@@ -192,6 +192,7 @@ std::uint64_t MpiWorld::collective(int r, const CollectiveCall& call) {
     calls[o].offset = all[4 * o + 3];
   }
   calls[static_cast<std::size_t>(r)].pointer = call.pointer;
+  calls[static_cast<std::size_t>(r)].text = call.text;
   const std::string error = compare_calls(seq, calls);
   if (!error.empty()) throw Error(error);
   return apply_call(allocator_, call);  // the same on every process, errors included

@@ -238,6 +238,22 @@ TEST_CASE("collectives: a sequence that differs between ranks is detected, nobod
   }
 }
 
+TEST_CASE("agree: the ranks' texts are compared like any collective call") {
+  std::vector<std::string> differ(3), same(3), mixed(3);
+  iris::run_threads(3, 1 * MiB, [&](iris::Rank& r) {
+    same[r.rank()] = error_of([&] { r.agree("op(4 elements)"); });
+    differ[r.rank()] = error_of([&] { r.agree(r.rank() == 1 ? "op(5 elements)" : "op(4 elements)"); });
+    mixed[r.rank()] = error_of([&] {
+      if (r.rank() == 2) r.barrier();
+      else r.agree("op(4 elements)");
+    });
+  });
+  for (int r = 0; r < 3; ++r) CHECK(same[r] == "<no iris::Error>");
+  check_every_rank(differ, {"collective call #2 differs", "rank 0 called op(4 elements)", "rank 1 called op(5 elements)"});
+  check_every_rank(mixed, {"collective call #3 differs", "rank 2 called barrier()"});
+  for (int r = 0; r < 3; ++r) CHECK(!contains(differ[r], "rank 2 called"));
+}
+
 TEST_CASE("free: pointers that allocate did not return are errors on every rank") {
   std::vector<std::string> inner(2), outside(2), twice(2);
   std::vector<int> reused(2, 0);

@@ -88,6 +88,13 @@ class Rank {
   // before the barrier on any rank is visible after it on every rank).
   void barrier();
 
+  // Collective: every rank states the collective operation it is about to
+  // start, as a text that names it and its arguments (a library's check that
+  // the ranks' calls match, "iris::ccl::all_reduce(f32, sum, 1000 elements)").
+  // Throws iris::Error on every rank, naming each rank's text, when they
+  // differ; waits for every rank, as barrier() does, but not for the device.
+  void agree(const std::string& call);
+
   DeviceContext device_context() const;
 
   // How many program instances run at once on this rank's device: its
