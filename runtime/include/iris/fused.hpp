@@ -21,7 +21,8 @@
 // the device (heap memory included); those that other ranks read or write must
 // be in the symmetric heap (Rank::allocate, the same call on every rank): each
 // operation says which, and throws iris::Error when one is not. The flags,
-// scratch buffers and synchronisation words belong to a FusedWorkspace.
+// scratch buffers and synchronisation words belong to a FusedWorkspace (the
+// iris::Workspace of iris/library.hpp, which the collectives share).
 //
 // Completion. A call launches one kernel on `stream` (on the CPU it runs before
 // the call returns). When that kernel has completed on a rank, every rank has
@@ -43,14 +44,13 @@
 
 #include "iris/host.hpp"
 #include "iris/kernel.hpp"
+#include "iris/library.hpp"
 #include "iris/numeric.hpp"
 
 #include <algorithm>
 #include <climits>
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
-#include <cstring>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -88,91 +88,14 @@ struct FusedConfig {
   int comm_programs = 0;
 };
 
-// The state of the fused operations of one rank: the synchronisation words, the
-// flags and the scratch buffers, in the symmetric heap, and the epoch, which
-// grows by one with every call (flags are set to the epoch of the call that sets
-// them, so they are never reset). Create one on every rank (collective), pass it
-// to every call; the flags and scratch buffers grow, collectively, when a call
-// needs more than the earlier ones (Rank::barrier() on every rank before and
-// after). Calls through one workspace are ordered: use one workspace per stream
-// if calls run on several streams at once. Not copyable.
-class FusedWorkspace {
- public:
-  // Collective: allocates and zeroes the synchronisation words, then a host barrier.
-  explicit FusedWorkspace(Rank& rank) : rank_(rank) {
-    sync_ = rank.allocate<std::int64_t>(2);
-    zero(sync_, 2 * sizeof(std::int64_t));
-    rank.barrier();
-  }
-  // Collective: a host barrier (the last call has completed on every rank), then
-  // frees the workspace's heap memory. Errors (another rank failed) are dropped.
-  ~FusedWorkspace() {
-    try {
-      rank_.barrier();
-      rank_.free(scratch_);
-      rank_.free(flags_);
-      rank_.free(sync_);
-    } catch (...) {  // NOLINT(bugprone-empty-catch): the world is failing anyway
-    }
-  }
-  FusedWorkspace(const FusedWorkspace&) = delete;
-  FusedWorkspace& operator=(const FusedWorkspace&) = delete;
-
-  Rank& rank() const { return rank_; }
-  // Calls made so far: the epoch of the last one.
-  std::int64_t calls() const { return epoch_; }
-  // Bytes of symmetric heap the workspace holds now (flags and scratch grow).
-  std::size_t heap_bytes() const {
-    return 2 * sizeof(std::int64_t) + flag_count_ * sizeof(std::int64_t) + scratch_bytes_;
-  }
-
-  // For the operations (iris::ops::detail). Makes room for `flags` flags and
-  // `scratch_bytes` of scratch: collective where it grows (the same sizes on
-  // every rank, as the arguments of the calls are).
-  void reserve(std::size_t flags, std::size_t scratch_bytes) {
-    if (flags <= flag_count_ && scratch_bytes <= scratch_bytes_) return;
-    rank_.barrier();  // every rank's earlier calls have completed: nobody uses the old buffers
-    if (flags > flag_count_) {
-      rank_.free(flags_);
-      flags_ = rank_.allocate<std::int64_t>(flags);
-      flag_count_ = flags;
-      zero(flags_, flags * sizeof(std::int64_t));  // below every epoch to come
-    }
-    if (scratch_bytes > scratch_bytes_) {
-      rank_.free(scratch_);
-      scratch_ = rank_.allocate(scratch_bytes);
-      scratch_bytes_ = scratch_bytes;
-    }
-    rank_.barrier();  // every rank's flags are zero before any rank sets one
-  }
-  std::int64_t* sync() const { return sync_; }
-  std::int64_t* flags() const { return flags_; }
-  void* scratch() const { return scratch_; }
-  std::int64_t next_epoch() { return ++epoch_; }
-
- private:
-  static void zero(void* p, std::size_t bytes) {
-    if (bytes == 0) return;
-#if IRIS_GPU
-    if (hipMemsetAsync(p, 0, bytes, hipStreamPerThread) != hipSuccess ||
-        hipStreamSynchronize(hipStreamPerThread) != hipSuccess) {
-      throw Error("iris::ops::FusedWorkspace: clearing " + std::to_string(bytes) + " bytes of heap memory failed");
-    }
-#else
-    std::memset(p, 0, bytes);
-#endif
-  }
-
-  Rank& rank_;
-  std::int64_t* sync_ = nullptr;  // finish()'s two words
-  std::int64_t* flags_ = nullptr;
-  std::size_t flag_count_ = 0;
-  void* scratch_ = nullptr;
-  std::size_t scratch_bytes_ = 0;
-  std::int64_t epoch_ = 0;
-};
+using FusedWorkspace = Workspace;
 
 namespace detail {
+
+using library::ceil_div;
+using library::check_heap;
+using library::check_pointer;
+using library::fail;
 
 // The element types the kernels take.
 template <class T>
@@ -184,8 +107,6 @@ struct FusedTiles {
   static constexpr int m = M, n = N, k = K;
   static std::string name() { return std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K); }
 };
-
-[[noreturn]] inline void fail(const char* op, const std::string& why) { throw Error(std::string(op) + ": " + why); }
 
 // The shapes every operation is compiled for (each kernel once per shape).
 template <class... Shapes>
@@ -212,8 +133,6 @@ void with_tiles(const FusedConfig& config, F&& f) {
 }
 
 inline bool power_of_two(int v) { return v > 0 && (v & (v - 1)) == 0; }
-
-inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 // How many ranks share this rank's GPU, at most (run_threads puts rank r on GPU
 // r % GPUs; with run_mpi, the whole world is the upper bound).
@@ -303,32 +222,6 @@ inline void check_elements(const char* op, const char* name, std::int64_t rows, 
     fail(op, std::string(name) + " (" + std::to_string(rows) + "x" + std::to_string(cols) +
                  ") has more than 2^31 - 1 elements, the most the kernels index");
   }
-}
-
-inline void check_pointer(const char* op, const char* name, const void* p) {
-  if (p == nullptr) fail(op, std::string(name) + " is null");
-}
-
-inline bool in_heap(const Rank& rank, const void* p) noexcept {
-  try {
-    (void)rank.translate(p, rank.rank());
-    return true;
-  } catch (const Error&) {
-    return false;
-  }
-}
-
-// `p` (`bytes`) must lie in the calling rank's symmetric heap; `why` says who
-// reaches it.
-inline void check_heap(const char* op, const Rank& rank, const char* name, const void* p, std::size_t bytes,
-                       const char* why) {
-  const char* first = static_cast<const char*>(p);
-  if (in_heap(rank, first) && in_heap(rank, first + bytes - 1)) return;
-  char where[64];
-  std::snprintf(where, sizeof where, "%p", p);
-  fail(op, std::string(name) + " (" + where + ", " + std::to_string(bytes) + " bytes) " +
-               (in_heap(rank, first) ? "runs past the end of" : "is not in") + " rank " + std::to_string(rank.rank()) +
-               "'s symmetric heap, but " + why + ": allocate it with Rank::allocate (the same call on every rank)");
 }
 
 // An extent the kernels index with i32: `name`, rows × cols elements.

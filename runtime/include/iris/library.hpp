@@ -1,0 +1,142 @@
+// Iris runtime: what the host libraries over irisc-compiled kernels share --
+// the fused operations (iris/fused.hpp, iris::ops) and the collectives
+// (iris/ccl.hpp, iris::ccl). Both launch kernels that end with finish(sync,
+// epoch) (iris/ccl.iris), so both keep their state in a Workspace: the words
+// of finish(), flags and scratch in the symmetric heap, and the epoch that
+// grows with every call. One workspace may serve calls of both libraries, in
+// one order on every rank. The argument checks that every operation makes the
+// same way (iris::library) throw an iris::Error whose message starts with the
+// operation's name, the same on every rank.
+#pragma once
+
+#include "iris/host.hpp"
+#include "iris/kernel.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+namespace iris {
+
+// The state of one rank's library calls (fused operations, collectives): the
+// synchronisation words of finish(), the flags and the scratch buffers, in the
+// symmetric heap, and the epoch, which
+// grows by one with every call (flags are set to the epoch of the call that sets
+// them, so they are never reset). Create one on every rank (collective), pass it
+// to every call; the flags and scratch buffers grow, collectively, when a call
+// needs more than the earlier ones (Rank::barrier() on every rank before and
+// after). Calls through one workspace are ordered: use one workspace per stream
+// if calls run on several streams at once. Not copyable.
+class Workspace {
+ public:
+  // Collective: allocates and zeroes the synchronisation words, then a host barrier.
+  explicit Workspace(Rank& rank) : rank_(rank) {
+    sync_ = rank.allocate<std::int64_t>(2);
+    zero(sync_, 2 * sizeof(std::int64_t));
+    rank.barrier();
+  }
+  // Collective: a host barrier (the last call has completed on every rank), then
+  // frees the workspace's heap memory. Errors (another rank failed) are dropped.
+  ~Workspace() {
+    try {
+      rank_.barrier();
+      rank_.free(scratch_);
+      rank_.free(flags_);
+      rank_.free(sync_);
+    } catch (...) {  // NOLINT(bugprone-empty-catch): the world is failing anyway
+    }
+  }
+  Workspace(const Workspace&) = delete;
+  Workspace& operator=(const Workspace&) = delete;
+
+  Rank& rank() const { return rank_; }
+  // Calls made so far: the epoch of the last one.
+  std::int64_t calls() const { return epoch_; }
+  // Bytes of symmetric heap the workspace holds now (flags and scratch grow).
+  std::size_t heap_bytes() const {
+    return 2 * sizeof(std::int64_t) + flag_count_ * sizeof(std::int64_t) + scratch_bytes_;
+  }
+
+  // For the libraries (iris::ops, iris::ccl). Makes room for `flags` flags and
+  // `scratch_bytes` of scratch: collective where it grows (the same sizes on
+  // every rank, as the arguments of the calls are).
+  void reserve(std::size_t flags, std::size_t scratch_bytes) {
+    if (flags <= flag_count_ && scratch_bytes <= scratch_bytes_) return;
+    rank_.barrier();  // every rank's earlier calls have completed: nobody uses the old buffers
+    if (flags > flag_count_) {
+      rank_.free(flags_);
+      flags_ = rank_.allocate<std::int64_t>(flags);
+      flag_count_ = flags;
+      zero(flags_, flags * sizeof(std::int64_t));  // below every epoch to come
+    }
+    if (scratch_bytes > scratch_bytes_) {
+      rank_.free(scratch_);
+      scratch_ = rank_.allocate(scratch_bytes);
+      scratch_bytes_ = scratch_bytes;
+    }
+    rank_.barrier();  // every rank's flags are zero before any rank sets one
+  }
+  std::int64_t* sync() const { return sync_; }
+  std::int64_t* flags() const { return flags_; }
+  void* scratch() const { return scratch_; }
+  std::int64_t next_epoch() { return ++epoch_; }
+
+ private:
+  static void zero(void* p, std::size_t bytes) {
+    if (bytes == 0) return;
+#if IRIS_GPU
+    if (hipMemsetAsync(p, 0, bytes, hipStreamPerThread) != hipSuccess ||
+        hipStreamSynchronize(hipStreamPerThread) != hipSuccess) {
+      throw Error("iris::Workspace: clearing " + std::to_string(bytes) + " bytes of heap memory failed");
+    }
+#else
+    std::memset(p, 0, bytes);
+#endif
+  }
+
+  Rank& rank_;
+  std::int64_t* sync_ = nullptr;  // finish()'s two words
+  std::int64_t* flags_ = nullptr;
+  std::size_t flag_count_ = 0;
+  void* scratch_ = nullptr;
+  std::size_t scratch_bytes_ = 0;
+  std::int64_t epoch_ = 0;
+};
+
+namespace library {
+
+[[noreturn]] inline void fail(const char* op, const std::string& why) { throw Error(std::string(op) + ": " + why); }
+
+inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+inline void check_pointer(const char* op, const char* name, const void* p) {
+  if (p == nullptr) fail(op, std::string(name) + " is null");
+}
+
+inline bool in_heap(const Rank& rank, const void* p) noexcept {
+  try {
+    (void)rank.translate(p, rank.rank());
+    return true;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
+// `p` (`bytes`) must lie in the calling rank's symmetric heap; `why` says who
+// reaches it.
+inline void check_heap(const char* op, const Rank& rank, const char* name, const void* p, std::size_t bytes,
+                       const char* why) {
+  const char* first = static_cast<const char*>(p);
+  if (in_heap(rank, first) && in_heap(rank, first + bytes - 1)) return;
+  char where[64];
+  std::snprintf(where, sizeof where, "%p", p);
+  fail(op, std::string(name) + " (" + where + ", " + std::to_string(bytes) + " bytes) " +
+               (in_heap(rank, first) ? "runs past the end of" : "is not in") + " rank " + std::to_string(rank.rank()) +
+               "'s symmetric heap, but " + why + ": allocate it with Rank::allocate (the same call on every rank)");
+}
+
+}  // namespace library
+
+}  // namespace iris
