@@ -17,8 +17,9 @@
 # PLATFORM defaults to the variable IRIS_PLATFORM, and to cpu without it.
 # CHECKED generates code that checks heap accesses, translations and (on the
 # CPU) data races at run time (irisc --checked); it also defines
-# IRIS_FUSED_CHECKED=1 for the target, so that the fused operations
-# (<iris/fused.hpp>) run their checked kernels there. RUNTIME links another
+# IRIS_FUSED_CHECKED=1 and IRIS_CCL_CHECKED=1 for the target, so that the fused
+# operations (<iris/fused.hpp>) and the collectives (<iris/ccl.hpp>) run their
+# checked kernels there. RUNTIME links another
 # runtime library instead of the platform's: Iris::runtime_gpu_mpi for run_mpi,
 # a sanitizer build of the runtime.
 #
@@ -200,7 +201,7 @@ function(iris_add_kernels target)
   set(flags --emit=cpp)
   if(ARG_CHECKED)
     list(APPEND flags --checked)
-    target_compile_definitions(${target} PRIVATE IRIS_FUSED_CHECKED=1)
+    target_compile_definitions(${target} PRIVATE IRIS_FUSED_CHECKED=1 IRIS_CCL_CHECKED=1)
   endif()
   _iris_compiler_dependencies(compiler)
   set(headers)

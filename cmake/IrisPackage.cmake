@@ -28,7 +28,10 @@
 #                                             which irisc finds from bin/ without -I;
 #                                             fused.hpp, the fused operations, with
 #                                             fused/: their kernels (fused_gemm.iris) and
-#                                             the C++ irisc made of them (*.iris.hpp)
+#                                             the C++ irisc made of them (*.iris.hpp);
+#                                             ccl.hpp, the collectives, with ccl/ the same
+#                                             way (ccl_kernels.iris); library.hpp, what
+#                                             both share (iris::Workspace)
 #                   lib/cmake/Iris/           IrisConfig.cmake (+Version), IrisTargets.cmake
 #                                             and IrisMpiTargets.cmake (imported targets),
 #                                             IrisKernels.cmake
@@ -90,11 +93,11 @@ if(TARGET iris_runtime_gpu_mpi OR TARGET iris_runtime_amd_mpi)
   iris_export(IrisMpiTargets "iris_runtime_gpu_mpi;runtime_gpu_mpi;iris_runtime_amd_mpi;runtime_amd_mpi")
 endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/runtime/include/iris DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-# The fused operations' kernels as irisc generated them (runtime/CMakeLists.txt),
-# next to their .iris file and <iris/fused.hpp>, which includes them.
-install(FILES ${IRIS_FUSED_GENERATED}/iris/fused/fused_gemm.iris.hpp
-              ${IRIS_FUSED_GENERATED}/iris/fused/fused_gemm_checked.iris.hpp
-        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/iris/fused)
+# The host libraries' kernels as irisc generated them (runtime/CMakeLists.txt),
+# next to their .iris file and the header that includes them (<iris/fused.hpp>:
+# fused/*.iris.hpp, <iris/ccl.hpp>: ccl/*.iris.hpp).
+install(DIRECTORY ${IRIS_LIBRARY_GENERATED}/iris/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/iris
+        FILES_MATCHING PATTERN "*.iris.hpp")
 if(TARGET iris_gpu_headers)
   # The `hip` link itself (an absolute link to the HIP headers Iris was built with).
   install(DIRECTORY ${IRIS_HIP_LINK_DIR}/ DESTINATION ${IRIS_HIP_LINK_INSTALL_DIR})

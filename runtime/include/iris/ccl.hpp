@@ -1,0 +1,593 @@
+// Iris runtime: the host collectives, iris::ccl (NCCL's calls, over Iris's
+// symmetric heap). Every rank calls them, in the same order and with the same
+// arguments (they are collective, like Rank::allocate):
+//
+//   all_reduce      every rank's output: the ranks' inputs, reduced
+//   all_gather      every rank's output: the ranks' inputs, one after the other
+//   reduce_scatter  rank r's output: block r of the ranks' inputs, reduced
+//   all_to_all      block q of rank r's input lands in block r of rank q's output
+//   broadcast       every rank's buffer becomes the root's
+//   barrier         completes once every rank has made the call
+//
+// Elements are float, iris::bfloat16, iris::half, int32_t or int64_t (a
+// template argument, deduced from the buffers: another type does not
+// compile); reductions are Op::sum, max or min, in the element type. Counts
+// are elements of the larger buffer of a call with W = world_size() ranks:
+// all_gather's output (W blocks of count / W), reduce_scatter's input (W
+// blocks; the output is one) and each of all_to_all's buffers (W blocks), so
+// that these counts must be multiples of W. The kernels are those of
+// iris/ccl/ccl_kernels.iris (installed next to this header), as irisc made
+// them (iris/ccl/ccl_kernels.iris.hpp; ccl_kernels_checked.iris.hpp where
+// IRIS_CCL_CHECKED is 1, which iris_add_kernels(... CHECKED ...) defines); the
+// file's header comment describes the algorithms.
+//
+// Algorithms. Config::algorithm forces one, Algorithm::automatic (default)
+// takes the first row of kSelectionTable that matches the collective, the
+// world size, the element size and the bytes of the larger buffer. Each
+// algorithm asks for its own buffers in the symmetric heap (Rank::allocate,
+// the same call on every rank), those that other ranks reach:
+//
+//                  one_shot (loads)   push (stores)         two_shot        ring
+//   all_reduce     input              -- (scratch)          input, output   output (scratch)
+//   all_gather     input              output
+//   reduce_scatter input              -- (scratch)
+//   all_to_all     input              output
+//   broadcast      buffer             buffer
+//
+// Other buffers may be any memory of the device. Input and output may overlap
+// (in place) only for all_reduce's push and two_shot (automatic picks one of
+// them then). The flags, scratch and synchronisation words belong to an
+// iris::Workspace (iris/library.hpp), which the fused operations share.
+//
+// Completion (NCCL's semantics). A call launches one kernel on `stream` (on the
+// CPU it runs before the call returns). When that kernel has completed on a
+// rank, every rank has done its part of the call: outputs are complete
+// everywhere, and inputs may be overwritten (the kernels end with
+// finish(sync, epoch), epochs advancing by one per call). So calls may follow
+// each other on one stream without a host barrier between them, an output of
+// one the input of the next; the host reads an output once the stream is done
+// (Rank::barrier() waits for it, or hipStreamSynchronize). One rule remains, as
+// for the fused operations: what the host writes into a buffer that other
+// ranks reach must be done on every rank before any rank starts the call (a
+// host barrier after writing it).
+//
+// Errors. Every argument is checked before anything is launched, and then the
+// ranks compare their calls (Rank::agree: the collective, type, operation,
+// count, root, algorithm and block, and each rank's check's verdict), so that
+// every rank throws the same iris::Error, whose message starts with the
+// call's name ("iris::ccl::all_gather: ..."), or, where the ranks' calls
+// differ, names what each rank called. The comparison is a host rendezvous per
+// call (no wait for the device); Config::compare_calls = false leaves it out.
+#pragma once
+
+#include "iris/host.hpp"
+#include "iris/kernel.hpp"
+#include "iris/library.hpp"
+#include "iris/numeric.hpp"
+
+#include <array>
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#if defined(IRIS_CCL_CHECKED) && IRIS_CCL_CHECKED
+#include "iris/ccl/ccl_kernels_checked.iris.hpp"
+#else
+#include "iris/ccl/ccl_kernels.iris.hpp"
+#endif
+
+namespace iris::ccl {
+
+enum class Op { sum, max, min };
+enum class Algorithm { automatic, one_shot, push, two_shot, ring };
+enum class Collective { all_reduce, all_gather, reduce_scatter, all_to_all, broadcast, barrier };
+
+constexpr const char* name_of(Op op) {
+  switch (op) {
+    case Op::sum: return "sum";
+    case Op::max: return "max";
+    case Op::min: return "min";
+  }
+  return "?";
+}
+
+constexpr const char* name_of(Algorithm a) {
+  switch (a) {
+    case Algorithm::automatic: return "automatic";
+    case Algorithm::one_shot: return "one_shot";
+    case Algorithm::push: return "push";
+    case Algorithm::two_shot: return "two_shot";
+    case Algorithm::ring: return "ring";
+  }
+  return "?";
+}
+
+constexpr const char* name_of(Collective c) {
+  switch (c) {
+    case Collective::all_reduce: return "all_reduce";
+    case Collective::all_gather: return "all_gather";
+    case Collective::reduce_scatter: return "reduce_scatter";
+    case Collective::all_to_all: return "all_to_all";
+    case Collective::broadcast: return "broadcast";
+    case Collective::barrier: return "barrier";
+  }
+  return "?";
+}
+
+// Whether `collective` has algorithm `a` (a kernel of ccl_kernels.iris), and
+// whether that one takes overlapping input and output.
+constexpr bool offers(Collective collective, Algorithm a) {
+  switch (collective) {
+    case Collective::all_reduce: return a != Algorithm::automatic;
+    case Collective::barrier: return a == Algorithm::one_shot;
+    default: return a == Algorithm::one_shot || a == Algorithm::push;
+  }
+}
+constexpr bool works_in_place(Collective collective, Algorithm a) {
+  return collective == Collective::all_reduce && (a == Algorithm::push || a == Algorithm::two_shot);
+}
+
+// The tile sizes (elements per program instance) the header compiles.
+inline constexpr int kBlocks[] = {256, 1024, 4096};
+
+struct Config {
+  Algorithm algorithm = Algorithm::automatic;
+  // 0: the selection table's; else one of kBlocks.
+  int block = 0;
+  // Compare the call across the ranks before launching (Rank::agree): a host
+  // rendezvous per call. Leave it on until a program is known to be correct.
+  bool compare_calls = true;
+};
+
+// A row of the selection table: `algorithm` with tiles of `block` elements for
+// `collective` on at most `max_world` ranks, on elements of `element_bytes`
+// (0: any type) and messages of at most `max_bytes` (the larger buffer of the
+// call).
+struct Selection {
+  Collective collective;
+  int max_world;
+  std::size_t element_bytes;
+  std::size_t max_bytes;
+  Algorithm algorithm;
+  int block;
+};
+
+inline constexpr int kAnyWorld = INT_MAX;
+inline constexpr std::size_t kAnyType = 0;
+inline constexpr std::size_t kAnySize = SIZE_MAX;
+inline constexpr std::size_t kKiB = 1024, kMiB = 1024 * kKiB;
+
+// What Algorithm::automatic picks: the first row that matches (and, in place,
+// whose algorithm works in place). Every collective ends with a row that
+// matches anything. The thresholds are placeholders, to be measured on the GPU
+// machine (scripts/multi-gpu.sh runs bench/nccl_bench --ccl, every algorithm
+// and the automatic choice against NCCL): what docs/performance.md says so far
+// is that loads are latency-bound where stores are not (push for small
+// messages) and that one_shot reaches half of NCCL's bus bandwidth at 1 GiB,
+// where two_shot or a ring moves W times less data per rank.
+inline constexpr Selection kSelectionTable[] = {
+    {Collective::all_reduce, 1, kAnyType, kAnySize, Algorithm::one_shot, 1024},
+    {Collective::all_reduce, kAnyWorld, kAnyType, 64 * kKiB, Algorithm::push, 1024},
+    {Collective::all_reduce, kAnyWorld, kAnyType, 1 * kMiB, Algorithm::one_shot, 1024},
+    {Collective::all_reduce, 4, kAnyType, kAnySize, Algorithm::two_shot, 4096},
+    {Collective::all_reduce, kAnyWorld, kAnyType, 256 * kMiB, Algorithm::two_shot, 4096},
+    {Collective::all_reduce, kAnyWorld, kAnyType, kAnySize, Algorithm::ring, 4096},
+    {Collective::all_reduce, kAnyWorld, kAnyType, kAnySize, Algorithm::two_shot, 4096},
+    {Collective::all_gather, kAnyWorld, kAnyType, kAnySize, Algorithm::push, 1024},
+    {Collective::reduce_scatter, kAnyWorld, kAnyType, 1 * kMiB, Algorithm::push, 1024},
+    {Collective::reduce_scatter, kAnyWorld, kAnyType, kAnySize, Algorithm::one_shot, 4096},
+    {Collective::all_to_all, kAnyWorld, kAnyType, kAnySize, Algorithm::push, 1024},
+    {Collective::broadcast, kAnyWorld, kAnyType, 1 * kMiB, Algorithm::one_shot, 1024},
+    {Collective::broadcast, kAnyWorld, kAnyType, kAnySize, Algorithm::push, 4096},
+    {Collective::barrier, kAnyWorld, kAnyType, kAnySize, Algorithm::one_shot, 1024},
+};
+
+constexpr Selection select(Collective collective, int world, std::size_t element_bytes, std::size_t bytes,
+                           bool in_place = false) {
+  for (const Selection& row : kSelectionTable) {
+    if (row.collective == collective && world <= row.max_world &&
+        (row.element_bytes == kAnyType || row.element_bytes == element_bytes) && bytes <= row.max_bytes &&
+        (!in_place || works_in_place(collective, row.algorithm))) {
+      return row;
+    }
+  }
+  return {collective, kAnyWorld, kAnyType, kAnySize, Algorithm::one_shot, 1024};  // unreachable: see the table
+}
+
+namespace detail {
+
+using library::ceil_div;
+using library::check_heap;
+using library::check_pointer;
+using library::fail;
+
+template <class T>
+constexpr const char* type_name() {
+  if constexpr (std::is_same_v<T, float>) return "f32";
+  if constexpr (std::is_same_v<T, bfloat16>) return "bf16";
+  if constexpr (std::is_same_v<T, half>) return "f16";
+  if constexpr (std::is_same_v<T, std::int32_t>) return "i32";
+  if constexpr (std::is_same_v<T, std::int64_t>) return "i64";
+  return nullptr;
+}
+
+// The kernels index with i32: a buffer (and push's scratch) holds at most this
+// many elements, which leaves room for the offsets of a partial last tile.
+inline constexpr std::int64_t kMaxElements = INT32_MAX - 2 * 4096;
+
+// A buffer of a call: `elements` of `element_bytes` at `p`, and whether other
+// ranks reach it under the call's algorithm.
+struct Buffer {
+  const char* name;
+  const void* p;
+  std::size_t elements;
+  bool shared;
+};
+
+// What a call is, as the ranks compare it.
+struct Call {
+  const char* op;  // "iris::ccl::all_reduce"
+  Collective collective;
+  const char* type;
+  std::size_t element_bytes;
+  std::size_t count;
+  const char* reduction = nullptr;  // the Op of reductions
+  int root = -1;                    // broadcast's
+};
+
+// How a call runs: resolved from the config and the selection table.
+struct Plan {
+  Algorithm algorithm;
+  int block;
+};
+
+inline bool overlap(const Buffer& a, const Buffer& b, std::size_t element_bytes) {
+  const char* a0 = static_cast<const char*>(a.p);
+  const char* b0 = static_cast<const char*>(b.p);
+  return a0 < b0 + b.elements * element_bytes && b0 < a0 + a.elements * element_bytes;
+}
+
+inline std::string describe(const Call& call, const Plan& plan) {
+  std::string text = std::string(call.op) + "(" + call.type;
+  if (call.reduction != nullptr) text += std::string(", ") + call.reduction;
+  text += ", " + std::to_string(call.count) + " elements";
+  if (call.root >= 0) text += ", root " + std::to_string(call.root);
+  return text + ", " + name_of(plan.algorithm) + ", block " + std::to_string(plan.block) + ")";
+}
+
+// The checks every call makes, then the plan: the config's algorithm and
+// block, or the table's. `buffers(plan)` lists the call's buffers under a plan
+// (which of them peers reach depends on the algorithm); `divides`: count must
+// be a multiple of the world size; `scratch_elements(plan)`: push's scratch.
+template <class Buffers, class Scratch>
+Plan checked_plan(const Rank& rank, const Call& call, const Config& config, bool divides, Buffers&& buffers,
+                  Scratch&& scratch_elements) {
+  const int world = rank.world_size();
+  const char* op = call.op;
+  if (config.algorithm != Algorithm::automatic && !offers(call.collective, config.algorithm)) {
+    fail(op, std::string("config.algorithm = ") + name_of(config.algorithm) + " is not one of " +
+                 name_of(call.collective) + "'s algorithms");
+  }
+  bool block_compiled = config.block == 0;
+  for (int b : kBlocks) block_compiled = block_compiled || config.block == b;
+  if (!block_compiled) {
+    fail(op, "config.block = " + std::to_string(config.block) + " is not 0 (the table's) or a compiled tile size " +
+                 "(256, 1024, 4096)");
+  }
+  if (divides && call.count % static_cast<std::size_t>(world) != 0) {
+    fail(op, "count = " + std::to_string(call.count) + " does not divide over " + std::to_string(world) +
+                 " ranks: every rank's block holds count / " + std::to_string(world) + " elements");
+  }
+  if (call.count > static_cast<std::size_t>(kMaxElements)) {
+    fail(op, "count = " + std::to_string(call.count) + " is more than the kernels index (" +
+                 std::to_string(kMaxElements) + " elements)");
+  }
+  if (call.root >= world || (call.collective == Collective::broadcast && call.root < 0)) {
+    fail(op, "root = " + std::to_string(call.root) + " is not a rank of the " + std::to_string(world) +
+                 "-rank world");
+  }
+
+  const Plan requested{config.algorithm, config.block};
+  auto listed = buffers(requested);
+  bool in_place = false;
+  for (std::size_t i = 0; i < listed.size(); ++i)
+    for (std::size_t j = i + 1; j < listed.size(); ++j)
+      in_place = in_place || overlap(listed[i], listed[j], call.element_bytes);
+  const Selection row = select(call.collective, world, call.element_bytes, call.count * call.element_bytes,
+                               in_place && call.collective == Collective::all_reduce);
+  const Plan plan{config.algorithm == Algorithm::automatic ? row.algorithm : config.algorithm,
+                  config.block == 0 ? row.block : config.block};
+  if (call.count == 0) return plan;
+
+  for (const Buffer& b : buffers(plan)) check_pointer(op, b.name, b.p);
+  if (in_place && !works_in_place(call.collective, plan.algorithm)) {
+    fail(op, std::string(listed[0].name) + " and " + listed[1].name + " overlap: in place (" +
+                 name_of(plan.algorithm) + ") is not allowed; " +
+                 (call.collective == Collective::all_reduce ? "all_reduce's push and two_shot work in place"
+                                                            : "use separate buffers"));
+  }
+  if (static_cast<std::int64_t>(scratch_elements(plan)) > kMaxElements) {
+    fail(op, "the scratch of " + std::to_string(scratch_elements(plan)) + " elements (" + name_of(plan.algorithm) +
+                 ") is more than the kernels index (" + std::to_string(kMaxElements) + " elements)");
+  }
+  for (const Buffer& b : buffers(plan)) {
+    if (!b.shared) continue;
+    check_heap(op, rank, b.name, b.p, b.elements * call.element_bytes,
+               (std::string("other ranks reach it (") + name_of(plan.algorithm) + ")").c_str());
+  }
+  return plan;
+}
+
+// The checks, then the ranks' comparison of the call (each rank's text with
+// its verdict, so that a rank whose check failed where others passed shows):
+// every rank returns the same plan or throws the same error.
+template <class Buffers, class Scratch>
+Plan agreed_plan(Rank& rank, const Call& call, const Config& config, bool divides, Buffers&& buffers,
+                 Scratch&& scratch_elements) {
+  Plan plan{config.algorithm, config.block};
+  std::string error;
+  try {
+    plan = checked_plan(rank, call, config, divides, buffers, scratch_elements);
+  } catch (const Error& e) {
+    error = e.what();
+  }
+  if (config.compare_calls) {
+    try {
+      rank.agree(error.empty() ? describe(call, plan) : describe(call, plan) + " failing: " + error);
+    } catch (const Error& e) {
+      fail(call.op, e.what());
+    }
+  }
+  if (!error.empty()) throw Error(error);
+  return plan;
+}
+
+template <class T>
+T* mutable_ptr(const T* p) {
+  return const_cast<T*>(p);
+}
+
+// Calls f(std::integral_constant<std::int32_t, BLOCK>{}) for a block of kBlocks.
+template <class F>
+void with_block(int block, F&& f) {
+  switch (block) {
+    case 256: f(std::integral_constant<std::int32_t, 256>{}); break;
+    case 1024: f(std::integral_constant<std::int32_t, 1024>{}); break;
+    default: f(std::integral_constant<std::int32_t, 4096>{}); break;
+  }
+}
+
+// Calls f(std::integral_constant<std::int32_t, OP>{}) with the kernels' OP of `op`.
+template <class OpConstants, class F>
+void with_op(Op op, F&& f) {
+  switch (op) {
+    case Op::sum: f(std::integral_constant<std::int32_t, OpConstants::sum>{}); break;
+    case Op::max: f(std::integral_constant<std::int32_t, OpConstants::max>{}); break;
+    case Op::min: f(std::integral_constant<std::int32_t, OpConstants::min>{}); break;
+  }
+}
+
+inline Grid grid_of(std::int64_t elements, int block) {
+  return {static_cast<int>(ceil_div(elements, block))};
+}
+
+}  // namespace detail
+
+// Each call lives in an inline namespace of its kernel variant: code built with
+// IRIS_CCL_CHECKED and code built without it never share an instantiation.
+#if defined(IRIS_CCL_CHECKED) && IRIS_CCL_CHECKED
+inline namespace ccl_checked {
+namespace kernels = ::iris_kernels::ccl_kernels_checked_iris;
+#else
+inline namespace ccl_unchecked {
+namespace kernels = ::iris_kernels::ccl_kernels_iris;
+#endif
+
+struct KernelOps {
+  static constexpr std::int32_t sum = kernels::iris_module_ccl::OP_SUM;
+  static constexpr std::int32_t max = kernels::iris_module_ccl::OP_MAX;
+  static constexpr std::int32_t min = kernels::iris_module_ccl::OP_MIN;
+};
+
+#define IRIS_CCL_ELEMENT_CHECK(T)                                                                      \
+  static_assert(detail::type_name<T>() != nullptr,                                                    \
+                "iris::ccl: the collectives take float, iris::bfloat16, iris::half, int32_t or int64_t " \
+                "elements")
+
+// output = input reduced over the ranks, `count` elements each.
+template <class T>
+void all_reduce(Workspace& ws, const T* input, T* output, std::size_t count, Op op = Op::sum, Stream stream = {},
+                const Config& config = {}) {
+  IRIS_CCL_ELEMENT_CHECK(T);
+  Rank& rank = ws.rank();
+  const int world = rank.world_size();
+  const std::size_t chunk = static_cast<std::size_t>(detail::ceil_div(static_cast<std::int64_t>(count), world));
+  const detail::Call call{"iris::ccl::all_reduce", Collective::all_reduce, detail::type_name<T>(), sizeof(T), count,
+                          name_of(op)};
+  const detail::Plan plan = detail::agreed_plan(
+      rank, call, config, false,
+      [&](const detail::Plan& p) {
+        const bool loads = p.algorithm == Algorithm::one_shot || p.algorithm == Algorithm::two_shot;
+        const bool stores = p.algorithm == Algorithm::two_shot || p.algorithm == Algorithm::ring;
+        return std::array<detail::Buffer, 2>{{{"input", input, count, loads}, {"output", output, count, stores}}};
+      },
+      [&](const detail::Plan& p) {
+        return p.algorithm == Algorithm::push ? world * count : p.algorithm == Algorithm::ring ? (world - 1) * chunk : 0;
+      });
+  if (count == 0) return;
+  const std::int64_t tiles = detail::ceil_div(static_cast<std::int64_t>(
+                                                  plan.algorithm == Algorithm::two_shot || plan.algorithm == Algorithm::ring
+                                                      ? chunk
+                                                      : count),
+                                              plan.block);
+  if (plan.algorithm == Algorithm::push) {
+    ws.reserve(static_cast<std::size_t>(world * tiles), world * count * sizeof(T));
+  } else if (plan.algorithm == Algorithm::ring) {
+    ws.reserve(static_cast<std::size_t>(2 * (world - 1) * tiles), (world - 1) * chunk * sizeof(T));
+  }
+  const std::int64_t epoch = ws.next_epoch();
+  const DeviceContext ctx = rank.device_context();
+  const int n = static_cast<int>(count);
+  const Grid grid{static_cast<int>(tiles)};
+  T* in = detail::mutable_ptr(input);
+  T* scratch = static_cast<T*>(ws.scratch());
+  detail::with_op<KernelOps>(op, [&](auto op_constant) {
+    detail::with_block(plan.block, [&](auto block_constant) {
+      constexpr std::int32_t OP = decltype(op_constant)::value, B = decltype(block_constant)::value;
+      switch (plan.algorithm) {
+        case Algorithm::push:
+          kernels::ccl_all_reduce_push<T, OP, B>::launch(grid, ctx, in, output, n, scratch, ws.flags(), ws.sync(),
+                                                          epoch, stream);
+          break;
+        case Algorithm::two_shot:
+          kernels::ccl_all_reduce_two_shot<T, OP, B>::launch(grid, ctx, in, output, n, static_cast<int>(chunk),
+                                                              ws.sync(), epoch, stream);
+          break;
+        case Algorithm::ring:
+          kernels::ccl_all_reduce_ring<T, OP, B>::launch(grid, ctx, in, output, n, static_cast<int>(chunk), scratch,
+                                                          ws.flags(), ws.sync(), epoch, stream);
+          break;
+        default:
+          kernels::ccl_all_reduce_one_shot<T, OP, B>::launch(grid, ctx, in, output, n, ws.sync(), epoch, stream);
+          break;
+      }
+    });
+  });
+}
+
+// output (count elements) = the ranks' inputs of count / W elements each, rank
+// p's in block p.
+template <class T>
+void all_gather(Workspace& ws, const T* input, T* output, std::size_t count, Stream stream = {},
+                const Config& config = {}) {
+  IRIS_CCL_ELEMENT_CHECK(T);
+  Rank& rank = ws.rank();
+  const std::size_t block = count / static_cast<std::size_t>(rank.world_size());
+  const detail::Call call{"iris::ccl::all_gather", Collective::all_gather, detail::type_name<T>(), sizeof(T), count};
+  const detail::Plan plan = detail::agreed_plan(
+      rank, call, config, true,
+      [&](const detail::Plan& p) {
+        return std::array<detail::Buffer, 2>{{{"input", input, block, p.algorithm == Algorithm::one_shot},
+                                              {"output", output, count, p.algorithm == Algorithm::push}}};
+      },
+      [](const detail::Plan&) { return std::size_t(0); });
+  if (count == 0) return;
+  const std::int64_t epoch = ws.next_epoch();
+  const int n = static_cast<int>(block);
+  detail::with_block(plan.block, [&](auto block_constant) {
+    constexpr std::int32_t B = decltype(block_constant)::value;
+    auto launch = plan.algorithm == Algorithm::push ? &kernels::ccl_all_gather_push<T, B>::launch
+                                                    : &kernels::ccl_all_gather_one_shot<T, B>::launch;
+    launch(detail::grid_of(n, B), rank.device_context(), detail::mutable_ptr(input), output, n, ws.sync(), epoch,
+           stream);
+  });
+}
+
+// Rank r's output (count / W elements) = block r of the ranks' inputs (count
+// elements each), reduced over the ranks.
+template <class T>
+void reduce_scatter(Workspace& ws, const T* input, T* output, std::size_t count, Op op = Op::sum, Stream stream = {},
+                    const Config& config = {}) {
+  IRIS_CCL_ELEMENT_CHECK(T);
+  Rank& rank = ws.rank();
+  const int world = rank.world_size();
+  const std::size_t block = count / static_cast<std::size_t>(world);
+  const detail::Call call{"iris::ccl::reduce_scatter", Collective::reduce_scatter, detail::type_name<T>(), sizeof(T),
+                          count, name_of(op)};
+  const detail::Plan plan = detail::agreed_plan(
+      rank, call, config, true,
+      [&](const detail::Plan& p) {
+        return std::array<detail::Buffer, 2>{
+            {{"input", input, count, p.algorithm == Algorithm::one_shot}, {"output", output, block, false}}};
+      },
+      [&](const detail::Plan& p) { return p.algorithm == Algorithm::push ? count : 0; });
+  if (count == 0) return;
+  const std::int64_t tiles = detail::ceil_div(static_cast<std::int64_t>(block), plan.block);
+  if (plan.algorithm == Algorithm::push) ws.reserve(static_cast<std::size_t>(world * tiles), count * sizeof(T));
+  const std::int64_t epoch = ws.next_epoch();
+  const DeviceContext ctx = rank.device_context();
+  const int n = static_cast<int>(block);
+  const Grid grid{static_cast<int>(tiles)};
+  detail::with_op<KernelOps>(op, [&](auto op_constant) {
+    detail::with_block(plan.block, [&](auto block_constant) {
+      constexpr std::int32_t OP = decltype(op_constant)::value, B = decltype(block_constant)::value;
+      if (plan.algorithm == Algorithm::push) {
+        kernels::ccl_reduce_scatter_push<T, OP, B>::launch(grid, ctx, detail::mutable_ptr(input), output, n,
+                                                            static_cast<T*>(ws.scratch()), ws.flags(), ws.sync(),
+                                                            epoch, stream);
+      } else {
+        kernels::ccl_reduce_scatter_one_shot<T, OP, B>::launch(grid, ctx, detail::mutable_ptr(input), output, n,
+                                                                ws.sync(), epoch, stream);
+      }
+    });
+  });
+}
+
+// Block q of this rank's input (count / W of its count elements) lands in
+// block rank() of rank q's output (count elements).
+template <class T>
+void all_to_all(Workspace& ws, const T* input, T* output, std::size_t count, Stream stream = {},
+                const Config& config = {}) {
+  IRIS_CCL_ELEMENT_CHECK(T);
+  Rank& rank = ws.rank();
+  const detail::Call call{"iris::ccl::all_to_all", Collective::all_to_all, detail::type_name<T>(), sizeof(T), count};
+  const detail::Plan plan = detail::agreed_plan(
+      rank, call, config, true,
+      [&](const detail::Plan& p) {
+        return std::array<detail::Buffer, 2>{{{"input", input, count, p.algorithm == Algorithm::one_shot},
+                                              {"output", output, count, p.algorithm == Algorithm::push}}};
+      },
+      [](const detail::Plan&) { return std::size_t(0); });
+  if (count == 0) return;
+  const std::int64_t epoch = ws.next_epoch();
+  const int n = static_cast<int>(count / static_cast<std::size_t>(rank.world_size()));
+  detail::with_block(plan.block, [&](auto block_constant) {
+    constexpr std::int32_t B = decltype(block_constant)::value;
+    auto launch = plan.algorithm == Algorithm::push ? &kernels::ccl_all_to_all_push<T, B>::launch
+                                                    : &kernels::ccl_all_to_all_one_shot<T, B>::launch;
+    launch(detail::grid_of(n, B), rank.device_context(), detail::mutable_ptr(input), output, n, ws.sync(), epoch,
+           stream);
+  });
+}
+
+// Every rank's buffer (count elements) becomes root's.
+template <class T>
+void broadcast(Workspace& ws, T* buffer, std::size_t count, int root, Stream stream = {}, const Config& config = {}) {
+  IRIS_CCL_ELEMENT_CHECK(T);
+  Rank& rank = ws.rank();
+  detail::Call call{"iris::ccl::broadcast", Collective::broadcast, detail::type_name<T>(), sizeof(T), count};
+  call.root = root;
+  const detail::Plan plan = detail::agreed_plan(
+      rank, call, config, false,
+      [&](const detail::Plan&) { return std::array<detail::Buffer, 1>{{{"buffer", buffer, count, true}}}; },
+      [](const detail::Plan&) { return std::size_t(0); });
+  if (count == 0) return;
+  const std::int64_t epoch = ws.next_epoch();
+  const int n = static_cast<int>(count);
+  detail::with_block(plan.block, [&](auto block_constant) {
+    constexpr std::int32_t B = decltype(block_constant)::value;
+    auto launch = plan.algorithm == Algorithm::push ? &kernels::ccl_broadcast_push<T, B>::launch
+                                                    : &kernels::ccl_broadcast_one_shot<T, B>::launch;
+    launch(detail::grid_of(n, B), rank.device_context(), buffer, n, root, ws.sync(), epoch, stream);
+  });
+}
+
+// Completes on a rank once every rank has made the call (a device barrier in
+// stream order: no host wait).
+inline void barrier(Workspace& ws, Stream stream = {}, const Config& config = {}) {
+  Rank& rank = ws.rank();
+  const detail::Call call{"iris::ccl::barrier", Collective::barrier, "-", 1, 0};
+  (void)detail::agreed_plan(
+      rank, call, config, false, [](const detail::Plan&) { return std::array<detail::Buffer, 0>{}; },
+      [](const detail::Plan&) { return std::size_t(0); });
+  kernels::ccl_barrier::launch({1}, rank.device_context(), ws.sync(), ws.next_epoch(), stream);
+}
+
+#undef IRIS_CCL_ELEMENT_CHECK
+
+}  // inline namespace ccl_checked / ccl_unchecked
+
+}  // namespace iris::ccl

@@ -1,0 +1,283 @@
+// The host collectives (iris/ccl.hpp, iris::ccl) on the CPU target: every
+// collective with every element type, reduction and algorithm (and the
+// automatic choice, and in place where allowed), with 1, 2, 3, 4 and 8 ranks,
+// each result against the collective computed here on the host from its
+// definition, never from a kernel's output. Then the completion semantics: a
+// chain of calls that feed each other, with no host barrier and no comparison
+// of the calls between them (so that only the kernels' finish() orders the
+// ranks), run twice on the same buffers. Built twice: plain and with the
+// checked kernels (IRIS_CCL_CHECKED), whose race detector reports any access of
+// one rank racing with another's, a missing completion included.
+//
+// Element j of rank r's input is value_of(r, j): small integers, so that sums
+// over 8 ranks are exact in every type (bf16 holds integers up to 256) and
+// results compare exactly. Counts are odd and not multiples of the tile size,
+// so last tiles are masked and two_shot's and the ring's chunks are uneven.
+// Buffers are padded and poisoned past their end, so a write past it shows.
+#include <iris/ccl.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace {
+
+using iris::ccl::Algorithm;
+using iris::ccl::Op;
+
+constexpr std::size_t kPad = 64;   // poisoned elements past every buffer
+constexpr double kPoison = 1024;   // exact in every type tested, and no value_of
+constexpr std::size_t kBlockCount = 301;  // elements per rank's block (all_gather, reduce_scatter, all_to_all)
+constexpr std::size_t kReduceCount = 613; // all_reduce's and broadcast's count
+
+std::mutex report_lock;  // ranks are threads
+int failures = 0;
+long checks = 0;
+
+std::int64_t value_of(int rank, std::int64_t j) { return (rank * 37 + j * 11) % 29 - 14; }
+
+std::int64_t combine(Op op, std::int64_t a, std::int64_t b) {
+  return op == Op::sum ? a + b : op == Op::max ? std::max(a, b) : std::min(a, b);
+}
+
+// value(p) reduced over the ranks, in rank order.
+std::int64_t reduce(Op op, int world, const std::function<std::int64_t(int)>& value) {
+  std::int64_t acc = value(0);
+  for (int p = 1; p < world; ++p) acc = combine(op, acc, value(p));
+  return acc;
+}
+
+// got[0 .. want.size()) against want, and the padding after it still poisoned.
+template <class T>
+void expect(const std::string& what, int rank, const T* got, const std::vector<std::int64_t>& want) {
+  std::lock_guard<std::mutex> lock(report_lock);
+  for (std::size_t i = 0; i < want.size() + kPad; ++i) {
+    ++checks;
+    const double expected = i < want.size() ? static_cast<double>(want[i]) : kPoison;
+    const double value = static_cast<double>(static_cast<float>(got[i]));
+    if (value == expected) continue;
+    if (failures++ < 40) {
+      std::fprintf(stderr, "FAILED %s: rank %d, element %zu = %g, expected %g\n", what.c_str(), rank, i, value,
+                   expected);
+    }
+  }
+}
+
+// `count` elements of `value`, then the poisoned padding.
+template <class T>
+void fill(T* p, std::size_t count, const std::function<double(std::int64_t)>& value) {
+  for (std::size_t i = 0; i < count + kPad; ++i)
+    p[i] = T(static_cast<float>(i < count ? value(static_cast<std::int64_t>(i)) : kPoison));
+}
+
+double poison(std::int64_t) { return kPoison; }
+
+// The buffers of one rank, in the symmetric heap (so that every algorithm may
+// take them), reused by every case of a type.
+template <class T>
+struct Buffers {
+  iris::Rank& rank;
+  std::size_t elements;
+  T* input = rank.allocate<T>(elements + kPad);
+  T* output = rank.allocate<T>(elements + kPad);
+  ~Buffers() {
+    rank.free(output);
+    rank.free(input);
+  }
+};
+
+// Every rank's buffers are written before any rank's call, and every rank's
+// call is done before any check.
+template <class Call>
+void collective(iris::Rank& rank, Call&& call) {
+  rank.barrier();
+  call();
+  rank.barrier();
+}
+
+std::string label(const char* collective, const char* type, Algorithm a, int world) {
+  return std::string(collective) + " " + type + " " + iris::ccl::name_of(a) + " on " + std::to_string(world) +
+         " rank(s)";
+}
+
+constexpr Algorithm kAllReduceAlgorithms[] = {Algorithm::automatic, Algorithm::one_shot, Algorithm::push,
+                                              Algorithm::two_shot, Algorithm::ring};
+constexpr Algorithm kOtherAlgorithms[] = {Algorithm::automatic, Algorithm::one_shot, Algorithm::push};
+constexpr Op kOps[] = {Op::sum, Op::max, Op::min};
+
+// A forced algorithm runs with small tiles, so that calls have several program
+// instances; the automatic choice with the table's.
+iris::ccl::Config config_of(Algorithm a) {
+  iris::ccl::Config config;
+  config.algorithm = a;
+  config.block = a == Algorithm::automatic ? 0 : 256;
+  return config;
+}
+
+template <class T>
+void test_all_reduce(iris::Workspace& ws, Buffers<T>& b, const char* type) {
+  iris::Rank& rank = ws.rank();
+  const int me = rank.rank(), world = rank.world_size();
+  for (Op op : kOps) {
+    std::vector<std::int64_t> want;
+    for (std::size_t j = 0; j < kReduceCount; ++j)
+      want.push_back(reduce(op, world, [&](int p) { return value_of(p, static_cast<std::int64_t>(j)); }));
+    for (Algorithm a : kAllReduceAlgorithms) {
+      const std::string what = label("all_reduce", type, a, world) + " " + iris::ccl::name_of(op);
+      fill(b.input, kReduceCount, [&](std::int64_t j) { return value_of(me, j); });
+      fill(b.output, kReduceCount, poison);
+      collective(rank, [&] { iris::ccl::all_reduce(ws, b.input, b.output, kReduceCount, op, {}, config_of(a)); });
+      expect(what, me, b.output, want);
+      if (a != Algorithm::automatic && !iris::ccl::works_in_place(iris::ccl::Collective::all_reduce, a)) continue;
+      fill(b.output, kReduceCount, [&](std::int64_t j) { return value_of(me, j); });
+      collective(rank, [&] { iris::ccl::all_reduce(ws, b.output, b.output, kReduceCount, op, {}, config_of(a)); });
+      expect(what + " in place", me, b.output, want);
+    }
+  }
+}
+
+template <class T>
+void test_reduce_scatter(iris::Workspace& ws, Buffers<T>& b, const char* type) {
+  iris::Rank& rank = ws.rank();
+  const int me = rank.rank(), world = rank.world_size();
+  const std::size_t count = kBlockCount * static_cast<std::size_t>(world);
+  for (Op op : kOps) {
+    std::vector<std::int64_t> want;
+    for (std::size_t j = 0; j < kBlockCount; ++j)
+      want.push_back(reduce(op, world, [&](int p) { return value_of(p, static_cast<std::int64_t>(me * kBlockCount + j)); }));
+    for (Algorithm a : kOtherAlgorithms) {
+      fill(b.input, count, [&](std::int64_t k) { return value_of(me, k); });
+      fill(b.output, kBlockCount, poison);
+      collective(rank, [&] { iris::ccl::reduce_scatter(ws, b.input, b.output, count, op, {}, config_of(a)); });
+      expect(label("reduce_scatter", type, a, world) + " " + iris::ccl::name_of(op), me, b.output, want);
+    }
+  }
+}
+
+template <class T>
+void test_all_gather(iris::Workspace& ws, Buffers<T>& b, const char* type) {
+  iris::Rank& rank = ws.rank();
+  const int me = rank.rank(), world = rank.world_size();
+  const std::size_t count = kBlockCount * static_cast<std::size_t>(world);
+  std::vector<std::int64_t> want;
+  for (int p = 0; p < world; ++p)
+    for (std::size_t j = 0; j < kBlockCount; ++j) want.push_back(value_of(p, static_cast<std::int64_t>(j)));
+  for (Algorithm a : kOtherAlgorithms) {
+    fill(b.input, kBlockCount, [&](std::int64_t j) { return value_of(me, j); });
+    fill(b.output, count, poison);
+    collective(rank, [&] { iris::ccl::all_gather(ws, b.input, b.output, count, {}, config_of(a)); });
+    expect(label("all_gather", type, a, world), me, b.output, want);
+  }
+}
+
+template <class T>
+void test_all_to_all(iris::Workspace& ws, Buffers<T>& b, const char* type) {
+  iris::Rank& rank = ws.rank();
+  const int me = rank.rank(), world = rank.world_size();
+  const std::size_t count = kBlockCount * static_cast<std::size_t>(world);
+  std::vector<std::int64_t> want;  // block p: block me of rank p's input
+  for (int p = 0; p < world; ++p)
+    for (std::size_t j = 0; j < kBlockCount; ++j) want.push_back(value_of(p, static_cast<std::int64_t>(me * kBlockCount + j)));
+  for (Algorithm a : kOtherAlgorithms) {
+    fill(b.input, count, [&](std::int64_t k) { return value_of(me, k); });
+    fill(b.output, count, poison);
+    collective(rank, [&] { iris::ccl::all_to_all(ws, b.input, b.output, count, {}, config_of(a)); });
+    expect(label("all_to_all", type, a, world), me, b.output, want);
+  }
+}
+
+template <class T>
+void test_broadcast(iris::Workspace& ws, Buffers<T>& b, const char* type) {
+  iris::Rank& rank = ws.rank();
+  const int me = rank.rank(), world = rank.world_size();
+  for (int root : {0, world - 1}) {
+    std::vector<std::int64_t> want;
+    for (std::size_t j = 0; j < kReduceCount; ++j) want.push_back(value_of(root, static_cast<std::int64_t>(j)));
+    for (Algorithm a : kOtherAlgorithms) {
+      fill(b.output, kReduceCount, [&](std::int64_t j) { return value_of(me, j); });
+      collective(rank, [&] { iris::ccl::broadcast(ws, b.output, kReduceCount, root, {}, config_of(a)); });
+      expect(label("broadcast", type, a, world) + " from root " + std::to_string(root), me, b.output, want);
+    }
+  }
+}
+
+template <class T>
+void test_type(iris::Workspace& ws, const char* type) {
+  Buffers<T> b{ws.rank(), std::max(kReduceCount, kBlockCount * static_cast<std::size_t>(ws.rank().world_size()))};
+  test_all_reduce(ws, b, type);
+  test_reduce_scatter(ws, b, type);
+  test_all_gather(ws, b, type);
+  test_all_to_all(ws, b, type);
+  test_broadcast(ws, b, type);
+}
+
+// Calls that feed each other on f32 data, one after the other with no host
+// barrier and without comparing the calls (a host rendezvous): every call
+// reads what the one before wrote on other ranks, and overwrites what the one
+// before read there, so a rank that ran ahead of another's part would read
+// stale data or clobber live data (and the race detector would see it). The
+// values stay exact in f32 (W³ × 112 at most). Twice, on the same buffers.
+void test_back_to_back(iris::Workspace& ws) {
+  iris::Rank& rank = ws.rank();
+  const int me = rank.rank(), world = rank.world_size();
+  const std::size_t count = kBlockCount * static_cast<std::size_t>(world);
+  Buffers<float> b{rank, count};
+  auto config = [](Algorithm a) {
+    iris::ccl::Config c = config_of(a);
+    c.compare_calls = false;
+    return c;
+  };
+  const std::int64_t w = world;
+  auto total = [&](std::int64_t j) { return reduce(Op::sum, world, [&](int p) { return value_of(p, j); }); };
+  std::vector<std::int64_t> want;  // after the chain: block p of rank W-1's y, on every rank
+  for (int p = 0; p < world; ++p)
+    for (std::size_t j = 0; j < kBlockCount; ++j)
+      want.push_back(w * w * w * total(static_cast<std::int64_t>((world - 1) * kBlockCount + j)));
+  for (int round = 0; round < 2; ++round) {
+    float* x = b.input;
+    float* y = b.output;
+    fill(x, count, [&](std::int64_t j) { return value_of(me, j); });
+    fill(y, count, poison);
+    rank.barrier();
+    iris::ccl::all_reduce(ws, x, y, count, Op::sum, {}, config(Algorithm::one_shot));  // y = S
+    iris::ccl::all_reduce(ws, y, x, count, Op::sum, {}, config(Algorithm::push));      // x = W S
+    iris::ccl::all_reduce(ws, x, y, count, Op::sum, {}, config(Algorithm::two_shot));  // y = W² S
+    iris::ccl::all_reduce(ws, y, x, count, Op::sum, {}, config(Algorithm::ring));      // x = W³ S
+    iris::ccl::reduce_scatter(ws, x, y, count, Op::max, {}, config(Algorithm::push));  // y: block me of x
+    iris::ccl::all_gather(ws, y, x, count, {}, config(Algorithm::one_shot));           // x = W³ S again
+    iris::ccl::all_to_all(ws, x, y, count, {}, config(Algorithm::push));  // y: W copies of block me of x
+    iris::ccl::broadcast(ws, y, count, world - 1, {}, config(Algorithm::one_shot));  // rank W-1's y
+    iris::ccl::barrier(ws, {}, config(Algorithm::one_shot));
+    rank.barrier();
+    expect("back to back, round " + std::to_string(round) + " on " + std::to_string(world) + " rank(s)", me, y,
+           want);
+  }
+}
+
+}  // namespace
+
+int main() {
+  for (int world : {1, 2, 3, 4, 8}) {
+    try {
+      iris::run_threads(world, 1 << 22, [](iris::Rank& rank) {
+        iris::Workspace ws(rank);
+        test_type<float>(ws, "f32");
+        test_type<iris::bfloat16>(ws, "bf16");
+        test_type<iris::half>(ws, "f16");
+        test_type<std::int32_t>(ws, "i32");
+        test_type<std::int64_t>(ws, "i64");
+        test_back_to_back(ws);
+      });
+    } catch (const iris::Error& e) {
+      std::lock_guard<std::mutex> lock(report_lock);
+      ++failures;
+      std::fprintf(stderr, "FAILED on %d rank(s): iris::Error: %s\n", world, e.what());
+    }
+  }
+  std::printf("%ld checks, %d failure(s)\n", checks, failures);
+  return failures == 0 ? 0 : 1;
+}
