@@ -15,6 +15,9 @@
 #                                  against <work>/prefix into <work>/<name>; run: run it
 #                                  with 1, 2 and 4 ranks, unchecked and checked, and build
 #                                  its target that must not compile, for the message
+#   consumer_test.sh ccl        <iris-build> <work> <name> run|compile [cmake args...]
+#                                  the collectives' project (tests/ccl_consumer), the
+#                                  same way; run: 1, 2 and 4 ranks, unchecked and checked
 #   consumer_test.sh subproject <iris-build> <work>   the same, Iris added with add_subdirectory
 #   consumer_test.sh rebuild    <iris-build> <work>   after a build, touch one file at a time
 #                                  and check which build steps ninja would run
@@ -76,6 +79,16 @@ run_fused() {
   done
 }
 
+# run_ccl <program>: 1, 2 and 4 ranks, each with the line of a success.
+run_ccl() {
+  local program=$1
+  for ranks in 1 2 4; do
+    output=$("$program" "$ranks") || fail "$program $ranks: $output"
+    echo "$output"
+    [[ $output == "ccl: $ranks ranks: ok" ]] || fail "unexpected output"
+  done
+}
+
 case $mode in
   install)
     fresh "$work/prefix"
@@ -104,6 +117,16 @@ case $mode in
       fi
       grep -q "$wanted" <<<"$output" || { echo "$output"; fail "no '$wanted' in the compiler's errors"; }
       echo "fused_wrong_type: does not compile: $wanted"
+    fi
+    ;;
+  ccl)
+    name=$1 action=$2
+    shift 2
+    fresh "$work/$name"
+    build "$iris_source/tests/ccl_consumer" "$work/$name" -DCMAKE_PREFIX_PATH="$work/prefix" "$@"
+    if [[ $action == run ]]; then
+      run_ccl "$work/$name/ccl_consumer"
+      run_ccl "$work/$name/ccl_consumer_checked"
     fi
     ;;
   project)
