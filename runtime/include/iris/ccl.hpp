@@ -46,10 +46,13 @@
 // finish(sync, epoch), epochs advancing by one per call). So calls may follow
 // each other on one stream without a host barrier between them, an output of
 // one the input of the next; the host reads an output once the stream is done
-// (Rank::barrier() waits for it, or hipStreamSynchronize). One rule remains, as
+// (Rank::barrier() waits for it, or hipStreamSynchronize). Two rules remain, as
 // for the fused operations: what the host writes into a buffer that other
-// ranks reach must be done on every rank before any rank starts the call (a
-// host barrier after writing it).
+// ranks read must be done on every rank before any rank starts the call (a
+// host barrier after writing it); and an output that other ranks write (push's
+// all_gather and all_to_all, broadcast, two_shot, ring) may receive their data
+// as soon as any rank has started the call, so the host must be done with it
+// before then.
 //
 // Errors. Every argument is checked before anything is launched, and then the
 // ranks compare their calls (Rank::agree: the collective, type, operation,
