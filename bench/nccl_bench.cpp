@@ -12,6 +12,13 @@
 //   "iris sync" epoch > 0: the kernel ends with finish() (collectives.iris), so
 //               it ends on a rank only once every rank's instances have finished,
 //               as an NCCL call does. The fair comparison.
+// Then the library's calls (iris/ccl.hpp, issue 16) with each of the
+// collective's algorithms forced and the automatic choice ("ccl one_shot", ...,
+// "ccl automatic"), without the comparison of the calls between the ranks (a
+// host rendezvous per call, which NCCL does not make): the numbers that the
+// selection table of ccl.hpp is to be measured from. A variant the library
+// refuses at a size (push's scratch past what the kernels index) is reported
+// and skipped.
 //
 // Sizes follow nccl-tests (doc/PERFORMANCE.md there): S is the per-rank buffer
 // of all_reduce and all_to_all, the whole output of all_gather and the whole
@@ -27,6 +34,8 @@
 // here, with NCCL's ABI.
 #include "collectives.iris.hpp"
 #include "gpu_timer.hpp"
+
+#include <iris/ccl.hpp>
 
 #include <dlfcn.h>
 
@@ -123,8 +132,9 @@ int main(int argc, char** argv) {
   std::mutex rows_mutex;
   std::vector<char> wrong(static_cast<std::size_t>(world));  // per rank: the last check failed
   const std::size_t max_elems = max_bytes / sizeof(float);
-  // Heap: input and output of max_bytes each, finish()'s counters, slack.
-  const std::size_t heap = 2 * max_bytes + (std::size_t{64} << 20);
+  // Heap: input and output of max_bytes each, the library's scratch (push's
+  // all_reduce: world × max_bytes), finish()'s counters, slack.
+  const std::size_t heap = (2 + static_cast<std::size_t>(world)) * max_bytes + (std::size_t{64} << 20);
   iris::run_threads(world, heap, [&](iris::Rank& rank) {
     const int me = rank.rank();
     const std::size_t W = static_cast<std::size_t>(world);
@@ -132,6 +142,7 @@ int main(int argc, char** argv) {
     float* output = rank.allocate<float>(max_elems);
     int64_t* sync = rank.allocate<int64_t>(2);  // finish()'s count and epoch
     int64_t epoch = 0;
+    iris::Workspace workspace(rank);  // the library's (collective)
     hipStream_t stream = nullptr;
     check(hipStreamCreateWithFlags(&stream, hipStreamNonBlocking), "hipStreamCreate");
     bench::GpuTimer timer(stream);
@@ -191,6 +202,27 @@ int main(int argc, char** argv) {
         measure(op, "iris", size, [&] { kernel(blocks, n, 0); });
         measure(op, "iris sync", size, [&] { kernel(blocks, n, ++epoch); });
       };
+      // The library's call with every algorithm of `collective` and the
+      // automatic choice; an argument it refuses throws on every rank alike,
+      // before anything is launched.
+      auto ccl_variants = [&](const Op& op, std::size_t size, iris::ccl::Collective collective,
+                              const std::function<void(const iris::ccl::Config&)>& call) {
+        using iris::ccl::Algorithm;
+        for (Algorithm a : {Algorithm::one_shot, Algorithm::push, Algorithm::two_shot, Algorithm::ring,
+                            Algorithm::automatic}) {
+          if (a != Algorithm::automatic && !iris::ccl::offers(collective, a)) continue;
+          iris::ccl::Config config;
+          config.algorithm = a;
+          config.compare_calls = false;
+          const std::string who = std::string("ccl ") + iris::ccl::name_of(a);
+          try {
+            measure(op, who, size, [&] { call(config); });
+          } catch (const iris::Error& e) {
+            if (me == 0) std::fprintf(stderr, "nccl_bench: %s %s at %zu bytes skipped: %s\n", op.name.c_str(),
+                                      who.c_str(), size, e.what());
+          }
+        }
+      };
       auto sum_over_ranks = [&](std::size_t i) { return sums[i % 251]; };
 
       // all_reduce: S = one rank's buffer of `total` elements.
@@ -200,6 +232,9 @@ int main(int argc, char** argv) {
       });
       measure(all_reduce, "nccl", bytes,
               [&] { nccl_check(nccl.AllReduce(input, output, total, ncclFloat32, ncclSum, comm, stream)); });
+      ccl_variants(all_reduce, bytes, iris::ccl::Collective::all_reduce, [&](const iris::ccl::Config& c) {
+        iris::ccl::all_reduce(workspace, input, output, total, iris::ccl::Op::sum, stream, c);
+      });
       if (block == 0) continue;  // fewer elements than ranks: nothing to split
 
       // all_gather: S = the output, `block` elements from each rank.
@@ -210,6 +245,9 @@ int main(int argc, char** argv) {
       });
       measure(all_gather, "nccl", split_bytes,
               [&] { nccl_check(nccl.AllGather(input, output, block, ncclFloat32, comm, stream)); });
+      ccl_variants(all_gather, split_bytes, iris::ccl::Collective::all_gather, [&](const iris::ccl::Config& c) {
+        iris::ccl::all_gather(workspace, input, output, W * block, stream, c);
+      });
 
       // reduce_scatter: S = the input, block `me` of the sum out.
       const Op reduce_scatter{"reduce_scatter", (w - 1) / w, block, [&](int r, std::size_t j) {
@@ -220,6 +258,10 @@ int main(int argc, char** argv) {
       });
       measure(reduce_scatter, "nccl", split_bytes,
               [&] { nccl_check(nccl.ReduceScatter(input, output, block, ncclFloat32, ncclSum, comm, stream)); });
+      ccl_variants(reduce_scatter, split_bytes, iris::ccl::Collective::reduce_scatter,
+                   [&](const iris::ccl::Config& c) {
+                     iris::ccl::reduce_scatter(workspace, input, output, W * block, iris::ccl::Op::sum, stream, c);
+                   });
 
       // all_to_all: S = one rank's buffer; block q of rank p's input lands as
       // block p of rank q's output.
@@ -237,6 +279,9 @@ int main(int argc, char** argv) {
           nccl_check(nccl.Recv(output + at, block, ncclFloat32, q, comm, stream));
         }
         nccl_check(nccl.GroupEnd());
+      });
+      ccl_variants(all_to_all, split_bytes, iris::ccl::Collective::all_to_all, [&](const iris::ccl::Config& c) {
+        iris::ccl::all_to_all(workspace, input, output, W * block, stream, c);
       });
     }
     check(hipStreamDestroy(stream), "hipStreamDestroy");

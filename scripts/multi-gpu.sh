@@ -4,7 +4,10 @@
 #   topology.txt          the GPUs, driver, nvidia-smi topo -m, torch/NCCL/NVSHMEM versions
 #   check-<n>gpu.txt      gpu-check.sh with n ranks, each on its own GPU, in both
 #                         start-up modes (threads with peer access; mpirun, CUDA IPC)
-#   nccl-<n>gpu.txt/.png  bench/nccl_bench: the .iris collectives against NCCL
+#   nccl-<n>gpu.txt/.png  bench/nccl_bench: the .iris collectives, and iris::ccl's
+#                         calls with every algorithm and the automatic choice
+#                         (<iris/ccl.hpp>: what its selection table is measured
+#                         from), against NCCL
 #   fused-<n>gpu.txt/.csv/.md/.png
 #                         bench/fused_bench.py: the fused GEMM + communication
 #                         operations (<iris/fused.hpp>, build/bench/fused_bench)
@@ -76,7 +79,7 @@ for n in $counts; do
     tail -n 3 "$out/check-${n}gpu.txt"
   fi
   if want nccl; then
-    echo "== .iris collectives against NCCL, $n GPUs"
+    echo "== .iris collectives and iris::ccl against NCCL, $n GPUs"
     "$build/bench/nccl_bench" "$n" "$max_bytes" > "$out/nccl-${n}gpu.txt" 2>&1 || status=1
     cat "$out/nccl-${n}gpu.txt"
     python3 bench/plot_bench.py "$out/nccl-${n}gpu.png" "$out/nccl-${n}gpu.txt" || status=1

@@ -166,8 +166,8 @@ inline constexpr std::size_t kKiB = 1024, kMiB = 1024 * kKiB;
 // What Algorithm::automatic picks: the first row that matches (and, in place,
 // whose algorithm works in place). Every collective ends with a row that
 // matches anything. The thresholds are placeholders, to be measured on the GPU
-// machine (scripts/multi-gpu.sh runs bench/nccl_bench --ccl, every algorithm
-// and the automatic choice against NCCL): what docs/performance.md says so far
+// machine (scripts/multi-gpu.sh runs bench/nccl_bench: every algorithm and
+// the automatic choice against NCCL): what docs/performance.md says so far
 // is that loads are latency-bound where stores are not (push for small
 // messages) and that one_shot reaches half of NCCL's bus bandwidth at 1 GiB,
 // where two_shot or a ring moves W times less data per rank.
