@@ -72,6 +72,7 @@
 #include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -330,13 +331,15 @@ Plan checked_plan(const Rank& rank, const Call& call, const Config& config, bool
 template <class Buffers, class Scratch>
 Plan agreed_plan(Rank& rank, const Call& call, const Config& config, bool divides, Buffers&& buffers,
                  Scratch&& scratch_elements) {
-  Plan plan{config.algorithm, config.block};
+  std::optional<Plan> checked;
   std::string error;
   try {
-    plan = checked_plan(rank, call, config, divides, buffers, scratch_elements);
+    checked = checked_plan(rank, call, config, divides, buffers, scratch_elements);
   } catch (const Error& e) {
     error = e.what();
   }
+  // A failed check describes the call as the config asked for it.
+  const Plan plan = checked.value_or(Plan{config.algorithm, config.block});
   if (config.compare_calls) {
     try {
       rank.agree(error.empty() ? describe(call, plan) : describe(call, plan) + " failing: " + error);
