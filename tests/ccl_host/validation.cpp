@@ -99,9 +99,10 @@ void collective(iris::Rank& rank, Call&& call) {
   rank.barrier();
 }
 
-std::string label(const char* collective, const char* type, Algorithm a, int world) {
-  return std::string(collective) + " " + type + " " + iris::ccl::name_of(a) + " on " + std::to_string(world) +
-         " rank(s)";
+// "all_reduce f32 push on 3 rank(s)"; `type` may be empty (already in `collective`).
+std::string label(const std::string& collective, const std::string& type, Algorithm a, int world) {
+  return collective + (type.empty() ? "" : " " + type) + " " + iris::ccl::name_of(a) + " on " +
+         std::to_string(world) + " rank(s)";
 }
 
 constexpr Algorithm kAllReduceAlgorithms[] = {Algorithm::automatic, Algorithm::one_shot, Algorithm::push,
@@ -140,6 +141,20 @@ void test_all_reduce(iris::Workspace& ws, Buffers<T>& b, const char* type) {
   }
 }
 
+// Every algorithm but all_reduce's: this rank's input of in_count elements
+// (value_of), its output poisoned, the call, the output against want.
+template <class T, class Call>
+void each_algorithm(iris::Rank& rank, Buffers<T>& b, const std::string& what, std::size_t in_count,
+                    std::size_t out_count, const std::vector<std::int64_t>& want, Call&& call) {
+  const int me = rank.rank();
+  for (Algorithm a : kOtherAlgorithms) {
+    fill(b.input, in_count, [&](std::int64_t k) { return value_of(me, k); });
+    fill(b.output, out_count, poison);
+    collective(rank, [&] { call(config_of(a)); });
+    expect(label(what, "", a, rank.world_size()), me, b.output, want);
+  }
+}
+
 template <class T>
 void test_reduce_scatter(iris::Workspace& ws, Buffers<T>& b, const char* type) {
   iris::Rank& rank = ws.rank();
@@ -147,31 +162,27 @@ void test_reduce_scatter(iris::Workspace& ws, Buffers<T>& b, const char* type) {
   const std::size_t count = kBlockCount * static_cast<std::size_t>(world);
   for (Op op : kOps) {
     std::vector<std::int64_t> want;
-    for (std::size_t j = 0; j < kBlockCount; ++j)
-      want.push_back(reduce(op, world, [&](int p) { return value_of(p, static_cast<std::int64_t>(me * kBlockCount + j)); }));
-    for (Algorithm a : kOtherAlgorithms) {
-      fill(b.input, count, [&](std::int64_t k) { return value_of(me, k); });
-      fill(b.output, kBlockCount, poison);
-      collective(rank, [&] { iris::ccl::reduce_scatter(ws, b.input, b.output, count, op, {}, config_of(a)); });
-      expect(label("reduce_scatter", type, a, world) + " " + iris::ccl::name_of(op), me, b.output, want);
+    for (std::size_t j = 0; j < kBlockCount; ++j) {
+      want.push_back(
+          reduce(op, world, [&](int p) { return value_of(p, static_cast<std::int64_t>(me * kBlockCount + j)); }));
     }
+    each_algorithm(rank, b, std::string("reduce_scatter ") + iris::ccl::name_of(op) + " " + type, count, kBlockCount,
+                   want, [&](const iris::ccl::Config& config) {
+                     iris::ccl::reduce_scatter(ws, b.input, b.output, count, op, {}, config);
+                   });
   }
 }
 
 template <class T>
 void test_all_gather(iris::Workspace& ws, Buffers<T>& b, const char* type) {
   iris::Rank& rank = ws.rank();
-  const int me = rank.rank(), world = rank.world_size();
+  const int world = rank.world_size();
   const std::size_t count = kBlockCount * static_cast<std::size_t>(world);
   std::vector<std::int64_t> want;
   for (int p = 0; p < world; ++p)
     for (std::size_t j = 0; j < kBlockCount; ++j) want.push_back(value_of(p, static_cast<std::int64_t>(j)));
-  for (Algorithm a : kOtherAlgorithms) {
-    fill(b.input, kBlockCount, [&](std::int64_t j) { return value_of(me, j); });
-    fill(b.output, count, poison);
-    collective(rank, [&] { iris::ccl::all_gather(ws, b.input, b.output, count, {}, config_of(a)); });
-    expect(label("all_gather", type, a, world), me, b.output, want);
-  }
+  each_algorithm(rank, b, std::string("all_gather ") + type, kBlockCount, count, want,
+                 [&](const iris::ccl::Config& config) { iris::ccl::all_gather(ws, b.input, b.output, count, {}, config); });
 }
 
 template <class T>
@@ -181,13 +192,10 @@ void test_all_to_all(iris::Workspace& ws, Buffers<T>& b, const char* type) {
   const std::size_t count = kBlockCount * static_cast<std::size_t>(world);
   std::vector<std::int64_t> want;  // block p: block me of rank p's input
   for (int p = 0; p < world; ++p)
-    for (std::size_t j = 0; j < kBlockCount; ++j) want.push_back(value_of(p, static_cast<std::int64_t>(me * kBlockCount + j)));
-  for (Algorithm a : kOtherAlgorithms) {
-    fill(b.input, count, [&](std::int64_t k) { return value_of(me, k); });
-    fill(b.output, count, poison);
-    collective(rank, [&] { iris::ccl::all_to_all(ws, b.input, b.output, count, {}, config_of(a)); });
-    expect(label("all_to_all", type, a, world), me, b.output, want);
-  }
+    for (std::size_t j = 0; j < kBlockCount; ++j)
+      want.push_back(value_of(p, static_cast<std::int64_t>(me * kBlockCount + j)));
+  each_algorithm(rank, b, std::string("all_to_all ") + type, count, count, want,
+                 [&](const iris::ccl::Config& config) { iris::ccl::all_to_all(ws, b.input, b.output, count, {}, config); });
 }
 
 template <class T>

@@ -89,37 +89,14 @@ enum class Op { sum, max, min };
 enum class Algorithm { automatic, one_shot, push, two_shot, ring };
 enum class Collective { all_reduce, all_gather, reduce_scatter, all_to_all, broadcast, barrier };
 
-constexpr const char* name_of(Op op) {
-  switch (op) {
-    case Op::sum: return "sum";
-    case Op::max: return "max";
-    case Op::min: return "min";
-  }
-  return "?";
-}
-
-constexpr const char* name_of(Algorithm a) {
-  switch (a) {
-    case Algorithm::automatic: return "automatic";
-    case Algorithm::one_shot: return "one_shot";
-    case Algorithm::push: return "push";
-    case Algorithm::two_shot: return "two_shot";
-    case Algorithm::ring: return "ring";
-  }
-  return "?";
-}
-
-constexpr const char* name_of(Collective c) {
-  switch (c) {
-    case Collective::all_reduce: return "all_reduce";
-    case Collective::all_gather: return "all_gather";
-    case Collective::reduce_scatter: return "reduce_scatter";
-    case Collective::all_to_all: return "all_to_all";
-    case Collective::broadcast: return "broadcast";
-    case Collective::barrier: return "barrier";
-  }
-  return "?";
-}
+// The enumerators' names, in the order of their declarations.
+inline constexpr const char* kOpNames[] = {"sum", "max", "min"};
+inline constexpr const char* kAlgorithmNames[] = {"automatic", "one_shot", "push", "two_shot", "ring"};
+inline constexpr const char* kCollectiveNames[] = {"all_reduce", "all_gather", "reduce_scatter",
+                                                   "all_to_all", "broadcast",  "barrier"};
+constexpr const char* name_of(Op op) { return kOpNames[static_cast<int>(op)]; }
+constexpr const char* name_of(Algorithm a) { return kAlgorithmNames[static_cast<int>(a)]; }
+constexpr const char* name_of(Collective c) { return kCollectiveNames[static_cast<int>(c)]; }
 
 // Whether `collective` has algorithm `a` (a kernel of ccl_kernels.iris), and
 // whether that one takes overlapping input and output.
@@ -203,9 +180,6 @@ constexpr Selection select(Collective collective, int world, std::size_t element
 
 namespace detail {
 
-using library::ceil_div;
-using library::check_heap;
-using library::check_pointer;
 using library::fail;
 
 template <class T>
@@ -306,7 +280,7 @@ Plan checked_plan(const Rank& rank, const Call& call, const Config& config, bool
                   config.block == 0 ? row.block : config.block};
   if (call.count == 0) return plan;
 
-  for (const Buffer& b : buffers(plan)) check_pointer(op, b.name, b.p);
+  for (const Buffer& b : buffers(plan)) library::check_pointer(op, b.name, b.p);
   if (in_place && !works_in_place(call.collective, plan.algorithm)) {
     fail(op, std::string(listed[0].name) + " and " + listed[1].name + " overlap: in place (" +
                  name_of(plan.algorithm) + ") is not allowed; " +
@@ -319,7 +293,7 @@ Plan checked_plan(const Rank& rank, const Call& call, const Config& config, bool
   }
   for (const Buffer& b : buffers(plan)) {
     if (!b.shared) continue;
-    check_heap(op, rank, b.name, b.p, b.elements * call.element_bytes,
+    library::check_heap(op, rank, b.name, b.p, b.elements * call.element_bytes,
                (std::string("other ranks reach it (") + name_of(plan.algorithm) + ")").c_str());
   }
   return plan;
@@ -351,11 +325,6 @@ Plan agreed_plan(Rank& rank, const Call& call, const Config& config, bool divide
   return plan;
 }
 
-template <class T>
-T* mutable_ptr(const T* p) {
-  return const_cast<T*>(p);
-}
-
 // Calls f(std::integral_constant<std::int32_t, BLOCK>{}) for a block of kBlocks.
 template <class F>
 void with_block(int block, F&& f) {
@@ -377,7 +346,31 @@ void with_op(Op op, F&& f) {
 }
 
 inline Grid grid_of(std::int64_t elements, int block) {
-  return {static_cast<int>(ceil_div(elements, block))};
+  return {static_cast<int>(library::ceil_div(elements, block))};
+}
+
+// all_gather and all_to_all, which differ in their kernels and their input's
+// size only: one_shot loads from the peers' inputs, push stores into their
+// outputs, each rank's block of count / W elements; no scratch.
+template <template <class, std::int32_t> class Push, template <class, std::int32_t> class OneShot, class T>
+void exchange(Workspace& ws, const Call& call, const T* input, std::size_t input_count, T* output, Stream stream,
+              const Config& config) {
+  Rank& rank = ws.rank();
+  const Plan plan = agreed_plan(
+      rank, call, config, true,
+      [&](const Plan& p) {
+        return std::array<Buffer, 2>{{{"input", input, input_count, p.algorithm == Algorithm::one_shot},
+                                      {"output", output, call.count, p.algorithm == Algorithm::push}}};
+      },
+      [](const Plan&) { return std::size_t(0); });
+  if (call.count == 0) return;
+  const std::int64_t epoch = ws.next_epoch();
+  const int n = static_cast<int>(call.count / static_cast<std::size_t>(rank.world_size()));
+  with_block(plan.block, [&](auto block_constant) {
+    constexpr std::int32_t B = decltype(block_constant)::value;
+    auto launch = plan.algorithm == Algorithm::push ? &Push<T, B>::launch : &OneShot<T, B>::launch;
+    launch(grid_of(n, B), rank.device_context(), library::mutable_ptr(input), output, n, ws.sync(), epoch, stream);
+  });
 }
 
 }  // namespace detail
@@ -410,7 +403,7 @@ void all_reduce(Workspace& ws, const T* input, T* output, std::size_t count, Op 
   IRIS_CCL_ELEMENT_CHECK(T);
   Rank& rank = ws.rank();
   const int world = rank.world_size();
-  const std::size_t chunk = static_cast<std::size_t>(detail::ceil_div(static_cast<std::int64_t>(count), world));
+  const std::size_t chunk = static_cast<std::size_t>(library::ceil_div(static_cast<std::int64_t>(count), world));
   const detail::Call call{"iris::ccl::all_reduce", Collective::all_reduce, detail::type_name<T>(), sizeof(T), count,
                           name_of(op)};
   const detail::Plan plan = detail::agreed_plan(
@@ -424,7 +417,7 @@ void all_reduce(Workspace& ws, const T* input, T* output, std::size_t count, Op 
         return p.algorithm == Algorithm::push ? world * count : p.algorithm == Algorithm::ring ? (world - 1) * chunk : 0;
       });
   if (count == 0) return;
-  const std::int64_t tiles = detail::ceil_div(static_cast<std::int64_t>(
+  const std::int64_t tiles = library::ceil_div(static_cast<std::int64_t>(
                                                   plan.algorithm == Algorithm::two_shot || plan.algorithm == Algorithm::ring
                                                       ? chunk
                                                       : count),
@@ -438,7 +431,7 @@ void all_reduce(Workspace& ws, const T* input, T* output, std::size_t count, Op 
   const DeviceContext ctx = rank.device_context();
   const int n = static_cast<int>(count);
   const Grid grid{static_cast<int>(tiles)};
-  T* in = detail::mutable_ptr(input);
+  T* in = library::mutable_ptr(input);
   T* scratch = static_cast<T*>(ws.scratch());
   detail::with_op<KernelOps>(op, [&](auto op_constant) {
     detail::with_block(plan.block, [&](auto block_constant) {
@@ -470,26 +463,9 @@ template <class T>
 void all_gather(Workspace& ws, const T* input, T* output, std::size_t count, Stream stream = {},
                 const Config& config = {}) {
   IRIS_CCL_ELEMENT_CHECK(T);
-  Rank& rank = ws.rank();
-  const std::size_t block = count / static_cast<std::size_t>(rank.world_size());
-  const detail::Call call{"iris::ccl::all_gather", Collective::all_gather, detail::type_name<T>(), sizeof(T), count};
-  const detail::Plan plan = detail::agreed_plan(
-      rank, call, config, true,
-      [&](const detail::Plan& p) {
-        return std::array<detail::Buffer, 2>{{{"input", input, block, p.algorithm == Algorithm::one_shot},
-                                              {"output", output, count, p.algorithm == Algorithm::push}}};
-      },
-      [](const detail::Plan&) { return std::size_t(0); });
-  if (count == 0) return;
-  const std::int64_t epoch = ws.next_epoch();
-  const int n = static_cast<int>(block);
-  detail::with_block(plan.block, [&](auto block_constant) {
-    constexpr std::int32_t B = decltype(block_constant)::value;
-    auto launch = plan.algorithm == Algorithm::push ? &kernels::ccl_all_gather_push<T, B>::launch
-                                                    : &kernels::ccl_all_gather_one_shot<T, B>::launch;
-    launch(detail::grid_of(n, B), rank.device_context(), detail::mutable_ptr(input), output, n, ws.sync(), epoch,
-           stream);
-  });
+  detail::exchange<kernels::ccl_all_gather_push, kernels::ccl_all_gather_one_shot>(
+      ws, {"iris::ccl::all_gather", Collective::all_gather, detail::type_name<T>(), sizeof(T), count}, input,
+      count / static_cast<std::size_t>(ws.rank().world_size()), output, stream, config);
 }
 
 // Rank r's output (count / W elements) = block r of the ranks' inputs (count
@@ -511,7 +487,7 @@ void reduce_scatter(Workspace& ws, const T* input, T* output, std::size_t count,
       },
       [&](const detail::Plan& p) { return p.algorithm == Algorithm::push ? count : 0; });
   if (count == 0) return;
-  const std::int64_t tiles = detail::ceil_div(static_cast<std::int64_t>(block), plan.block);
+  const std::int64_t tiles = library::ceil_div(static_cast<std::int64_t>(block), plan.block);
   if (plan.algorithm == Algorithm::push) ws.reserve(static_cast<std::size_t>(world * tiles), count * sizeof(T));
   const std::int64_t epoch = ws.next_epoch();
   const DeviceContext ctx = rank.device_context();
@@ -521,11 +497,11 @@ void reduce_scatter(Workspace& ws, const T* input, T* output, std::size_t count,
     detail::with_block(plan.block, [&](auto block_constant) {
       constexpr std::int32_t OP = decltype(op_constant)::value, B = decltype(block_constant)::value;
       if (plan.algorithm == Algorithm::push) {
-        kernels::ccl_reduce_scatter_push<T, OP, B>::launch(grid, ctx, detail::mutable_ptr(input), output, n,
+        kernels::ccl_reduce_scatter_push<T, OP, B>::launch(grid, ctx, library::mutable_ptr(input), output, n,
                                                             static_cast<T*>(ws.scratch()), ws.flags(), ws.sync(),
                                                             epoch, stream);
       } else {
-        kernels::ccl_reduce_scatter_one_shot<T, OP, B>::launch(grid, ctx, detail::mutable_ptr(input), output, n,
+        kernels::ccl_reduce_scatter_one_shot<T, OP, B>::launch(grid, ctx, library::mutable_ptr(input), output, n,
                                                                 ws.sync(), epoch, stream);
       }
     });
@@ -538,25 +514,9 @@ template <class T>
 void all_to_all(Workspace& ws, const T* input, T* output, std::size_t count, Stream stream = {},
                 const Config& config = {}) {
   IRIS_CCL_ELEMENT_CHECK(T);
-  Rank& rank = ws.rank();
-  const detail::Call call{"iris::ccl::all_to_all", Collective::all_to_all, detail::type_name<T>(), sizeof(T), count};
-  const detail::Plan plan = detail::agreed_plan(
-      rank, call, config, true,
-      [&](const detail::Plan& p) {
-        return std::array<detail::Buffer, 2>{{{"input", input, count, p.algorithm == Algorithm::one_shot},
-                                              {"output", output, count, p.algorithm == Algorithm::push}}};
-      },
-      [](const detail::Plan&) { return std::size_t(0); });
-  if (count == 0) return;
-  const std::int64_t epoch = ws.next_epoch();
-  const int n = static_cast<int>(count / static_cast<std::size_t>(rank.world_size()));
-  detail::with_block(plan.block, [&](auto block_constant) {
-    constexpr std::int32_t B = decltype(block_constant)::value;
-    auto launch = plan.algorithm == Algorithm::push ? &kernels::ccl_all_to_all_push<T, B>::launch
-                                                    : &kernels::ccl_all_to_all_one_shot<T, B>::launch;
-    launch(detail::grid_of(n, B), rank.device_context(), detail::mutable_ptr(input), output, n, ws.sync(), epoch,
-           stream);
-  });
+  detail::exchange<kernels::ccl_all_to_all_push, kernels::ccl_all_to_all_one_shot>(
+      ws, {"iris::ccl::all_to_all", Collective::all_to_all, detail::type_name<T>(), sizeof(T), count}, input, count,
+      output, stream, config);
 }
 
 // Every rank's buffer (count elements) becomes root's.

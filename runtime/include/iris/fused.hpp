@@ -96,6 +96,7 @@ using library::ceil_div;
 using library::check_heap;
 using library::check_pointer;
 using library::fail;
+using library::mutable_ptr;
 
 // The element types the kernels take.
 template <class T>
@@ -248,11 +249,6 @@ inline void check_operands(const char* op, const Rank& rank, std::initializer_li
   check_pointer(op, "b", b);
   check_pointer(op, "c", c);
   if (shared) check_heap(op, rank, shared->name, shared->p, shared->bytes, shared->why);
-}
-
-template <class T>
-T* mutable_ptr(const T* p) {
-  return const_cast<T*>(p);
 }
 
 }  // namespace detail

@@ -111,6 +111,12 @@ namespace library {
 
 inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
+// The kernels take every pointer as mutable, inputs too.
+template <class T>
+T* mutable_ptr(const T* p) {
+  return const_cast<T*>(p);
+}
+
 inline void check_pointer(const char* op, const char* name, const void* p) {
   if (p == nullptr) fail(op, std::string(name) + " is null");
 }
