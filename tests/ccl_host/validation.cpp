@@ -14,12 +14,14 @@
 // results compare exactly. Counts are odd and not multiples of the tile size,
 // so last tiles are masked and two_shot's and the ring's chunks are uneven.
 // Buffers are padded and poisoned past their end, so a write past it shows.
+// First of all, the selection table gives every call a usable algorithm.
 #include <iris/ccl.hpp>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <iterator>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -266,9 +268,42 @@ void test_back_to_back(iris::Workspace& ws) {
   }
 }
 
+// The selection table: for every collective, world size, element size and
+// message size (in place too, for all_reduce), a row matches, with an
+// algorithm the collective has (and that works in place where it must) and a
+// compiled tile.
+void test_selection() {
+  using iris::ccl::Collective;
+  for (Collective c : {Collective::all_reduce, Collective::all_gather, Collective::reduce_scatter,
+                       Collective::all_to_all, Collective::broadcast, Collective::barrier}) {
+    for (int world = 1; world <= 16; ++world) {
+      for (std::size_t element : {2, 4, 8}) {
+        for (std::size_t bytes = 0; bytes <= (std::size_t{16} << 30); bytes = bytes * 2 + 512) {
+          for (bool in_place : {false, c == Collective::all_reduce}) {
+            const iris::ccl::Selection row = iris::ccl::select(c, world, element, bytes, in_place);
+            const bool matches = row.collective == c && world <= row.max_world && bytes <= row.max_bytes;
+            const bool usable = iris::ccl::offers(c, row.algorithm) &&
+                                (!in_place || iris::ccl::works_in_place(c, row.algorithm)) &&
+                                std::find(std::begin(iris::ccl::kBlocks), std::end(iris::ccl::kBlocks), row.block) !=
+                                    std::end(iris::ccl::kBlocks);
+            ++checks;
+            if (matches && usable) continue;
+            if (failures++ < 40) {
+              std::fprintf(stderr, "FAILED selection: %s on %d rank(s), %zu-byte elements, %zu bytes%s: %s, block %d\n",
+                           iris::ccl::name_of(c), world, element, bytes, in_place ? " in place" : "",
+                           iris::ccl::name_of(row.algorithm), row.block);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 int main() {
+  test_selection();
   for (int world : {1, 2, 3, 4, 8}) {
     try {
       iris::run_threads(world, 1 << 22, [](iris::Rank& rank) {

@@ -143,12 +143,13 @@ inline constexpr std::size_t kKiB = 1024, kMiB = 1024 * kKiB;
 
 // What Algorithm::automatic picks: the first row that matches (and, in place,
 // whose algorithm works in place). Every collective ends with a row that
-// matches anything. The thresholds are placeholders, to be measured on the GPU
-// machine (scripts/multi-gpu.sh runs bench/nccl_bench: every algorithm and
-// the automatic choice against NCCL): what docs/performance.md says so far
-// is that loads are latency-bound where stores are not (push for small
-// messages) and that one_shot reaches half of NCCL's bus bandwidth at 1 GiB,
-// where two_shot or a ring moves W times less data per rank.
+// matches anything, in place too. The thresholds are placeholders, to be
+// measured on the GPU machine (scripts/multi-gpu.sh runs bench/nccl_bench:
+// every algorithm and the automatic choice against NCCL): what
+// docs/performance.md says so far is that loads are latency-bound where stores
+// are not (push for small messages) and that one_shot reaches half of NCCL's
+// bus bandwidth at 1 GiB, where two_shot and the ring move 2 / W of one_shot's
+// data per rank.
 inline constexpr Selection kSelectionTable[] = {
     {Collective::all_reduce, 1, kAnyType, kAnySize, Algorithm::one_shot, 1024},
     {Collective::all_reduce, kAnyWorld, kAnyType, 64 * kKiB, Algorithm::push, 1024},
@@ -175,7 +176,7 @@ constexpr Selection select(Collective collective, int world, std::size_t element
       return row;
     }
   }
-  return {collective, kAnyWorld, kAnyType, kAnySize, Algorithm::one_shot, 1024};  // unreachable: see the table
+  return kSelectionTable[0];  // never: every collective has a row for anything (tests/ccl_host checks)
 }
 
 namespace detail {
