@@ -5,9 +5,10 @@
 // definition, never from a kernel's output. Then the completion semantics: a
 // chain of calls that feed each other, with no host barrier and no comparison
 // of the calls between them (so that only the kernels' finish() orders the
-// ranks), run twice on the same buffers. Built twice: plain and with the
-// checked kernels (IRIS_CCL_CHECKED), whose race detector reports any access of
-// one rank racing with another's, a missing completion included.
+// ranks), run twice on the same buffers, and a barrier that a late rank holds.
+// Built twice: plain and with the checked kernels (IRIS_CCL_CHECKED), whose
+// race detector reports any access of one rank racing with another's, a
+// missing completion included.
 //
 // Element j of rank r's input is value_of(r, j): small integers, so that sums
 // over 8 ranks are exact in every type (bf16 holds integers up to 256) and
@@ -18,12 +19,15 @@
 #include <iris/ccl.hpp>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
 #include <iterator>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -268,6 +272,27 @@ void test_back_to_back(iris::Workspace& ws) {
   }
 }
 
+// barrier: rank 0 arrives late (after a sleep, having set `arrived`); no rank
+// may leave the call before it has arrived. Without the comparison of the
+// calls (a host rendezvous), only the kernel's finish() holds the ranks.
+void test_barrier(iris::Workspace& ws, std::atomic<bool>& arrived) {
+  iris::Rank& rank = ws.rank();
+  iris::ccl::Config config;
+  config.compare_calls = false;
+  rank.barrier();
+  if (rank.rank() == 0) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    arrived = true;
+  }
+  iris::ccl::barrier(ws, {}, config);
+  std::lock_guard<std::mutex> lock(report_lock);
+  ++checks;
+  if (!arrived && failures++ < 40) {
+    std::fprintf(stderr, "FAILED barrier on %d rank(s): rank %d left before rank 0 arrived\n", rank.world_size(),
+                 rank.rank());
+  }
+}
+
 // The selection table: for every collective, world size, element size and
 // message size (in place too, for all_reduce), a row matches, with an
 // algorithm the collective has (and that works in place where it must) and a
@@ -306,8 +331,10 @@ int main() {
   test_selection();
   for (int world : {1, 2, 3, 4, 8}) {
     try {
-      iris::run_threads(world, 1 << 22, [](iris::Rank& rank) {
+      std::atomic<bool> arrived{false};
+      iris::run_threads(world, 1 << 22, [&](iris::Rank& rank) {
         iris::Workspace ws(rank);
+        test_barrier(ws, arrived);
         test_type<float>(ws, "f32");
         test_type<iris::bfloat16>(ws, "bf16");
         test_type<iris::half>(ws, "f16");
