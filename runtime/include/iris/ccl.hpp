@@ -336,13 +336,17 @@ void with_block(int block, F&& f) {
   }
 }
 
-// Calls f(std::integral_constant<std::int32_t, OP>{}) with the kernels' OP of `op`.
+// Calls f(std::integral_constant<std::int32_t, OP>{}, std::integral_constant<
+// std::int32_t, BLOCK>{}) with the kernels' OP of `op` and a block of kBlocks.
 template <class OpConstants, class F>
-void with_op(Op op, F&& f) {
+void with_op_and_block(Op op, int block, F&& f) {
+  const auto with = [&](auto op_constant) {
+    with_block(block, [&](auto block_constant) { f(op_constant, block_constant); });
+  };
   switch (op) {
-    case Op::sum: f(std::integral_constant<std::int32_t, OpConstants::sum>{}); break;
-    case Op::max: f(std::integral_constant<std::int32_t, OpConstants::max>{}); break;
-    case Op::min: f(std::integral_constant<std::int32_t, OpConstants::min>{}); break;
+    case Op::sum: with(std::integral_constant<std::int32_t, OpConstants::sum>{}); break;
+    case Op::max: with(std::integral_constant<std::int32_t, OpConstants::max>{}); break;
+    case Op::min: with(std::integral_constant<std::int32_t, OpConstants::min>{}); break;
   }
 }
 
@@ -434,27 +438,25 @@ void all_reduce(Workspace& ws, const T* input, T* output, std::size_t count, Op 
   const Grid grid{static_cast<int>(tiles)};
   T* in = library::mutable_ptr(input);
   T* scratch = static_cast<T*>(ws.scratch());
-  detail::with_op<KernelOps>(op, [&](auto op_constant) {
-    detail::with_block(plan.block, [&](auto block_constant) {
-      constexpr std::int32_t OP = decltype(op_constant)::value, B = decltype(block_constant)::value;
-      switch (plan.algorithm) {
-        case Algorithm::push:
-          kernels::ccl_all_reduce_push<T, OP, B>::launch(grid, ctx, in, output, n, scratch, ws.flags(), ws.sync(),
-                                                          epoch, stream);
-          break;
-        case Algorithm::two_shot:
-          kernels::ccl_all_reduce_two_shot<T, OP, B>::launch(grid, ctx, in, output, n, static_cast<int>(chunk),
-                                                              ws.sync(), epoch, stream);
-          break;
-        case Algorithm::ring:
-          kernels::ccl_all_reduce_ring<T, OP, B>::launch(grid, ctx, in, output, n, static_cast<int>(chunk), scratch,
-                                                          ws.flags(), ws.sync(), epoch, stream);
-          break;
-        default:
-          kernels::ccl_all_reduce_one_shot<T, OP, B>::launch(grid, ctx, in, output, n, ws.sync(), epoch, stream);
-          break;
-      }
-    });
+  detail::with_op_and_block<KernelOps>(op, plan.block, [&](auto op_constant, auto block_constant) {
+    constexpr std::int32_t OP = decltype(op_constant)::value, B = decltype(block_constant)::value;
+    switch (plan.algorithm) {
+      case Algorithm::push:
+        kernels::ccl_all_reduce_push<T, OP, B>::launch(grid, ctx, in, output, n, scratch, ws.flags(), ws.sync(),
+                                                        epoch, stream);
+        break;
+      case Algorithm::two_shot:
+        kernels::ccl_all_reduce_two_shot<T, OP, B>::launch(grid, ctx, in, output, n, static_cast<int>(chunk),
+                                                            ws.sync(), epoch, stream);
+        break;
+      case Algorithm::ring:
+        kernels::ccl_all_reduce_ring<T, OP, B>::launch(grid, ctx, in, output, n, static_cast<int>(chunk), scratch,
+                                                        ws.flags(), ws.sync(), epoch, stream);
+        break;
+      default:
+        kernels::ccl_all_reduce_one_shot<T, OP, B>::launch(grid, ctx, in, output, n, ws.sync(), epoch, stream);
+        break;
+    }
   });
 }
 
@@ -494,18 +496,16 @@ void reduce_scatter(Workspace& ws, const T* input, T* output, std::size_t count,
   const DeviceContext ctx = rank.device_context();
   const int n = static_cast<int>(block);
   const Grid grid{static_cast<int>(tiles)};
-  detail::with_op<KernelOps>(op, [&](auto op_constant) {
-    detail::with_block(plan.block, [&](auto block_constant) {
-      constexpr std::int32_t OP = decltype(op_constant)::value, B = decltype(block_constant)::value;
-      if (plan.algorithm == Algorithm::push) {
-        kernels::ccl_reduce_scatter_push<T, OP, B>::launch(grid, ctx, library::mutable_ptr(input), output, n,
-                                                            static_cast<T*>(ws.scratch()), ws.flags(), ws.sync(),
-                                                            epoch, stream);
-      } else {
-        kernels::ccl_reduce_scatter_one_shot<T, OP, B>::launch(grid, ctx, library::mutable_ptr(input), output, n,
-                                                                ws.sync(), epoch, stream);
-      }
-    });
+  detail::with_op_and_block<KernelOps>(op, plan.block, [&](auto op_constant, auto block_constant) {
+    constexpr std::int32_t OP = decltype(op_constant)::value, B = decltype(block_constant)::value;
+    if (plan.algorithm == Algorithm::push) {
+      kernels::ccl_reduce_scatter_push<T, OP, B>::launch(grid, ctx, library::mutable_ptr(input), output, n,
+                                                          static_cast<T*>(ws.scratch()), ws.flags(), ws.sync(),
+                                                          epoch, stream);
+    } else {
+      kernels::ccl_reduce_scatter_one_shot<T, OP, B>::launch(grid, ctx, library::mutable_ptr(input), output, n,
+                                                              ws.sync(), epoch, stream);
+    }
   });
 }
 
