@@ -72,6 +72,7 @@
 #include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -272,9 +273,11 @@ Plan checked_plan(const Rank& rank, const Call& call, const Config& config, bool
   const Plan requested{config.algorithm, config.block};
   auto listed = buffers(requested);
   bool in_place = false;
-  for (std::size_t i = 0; i < listed.size(); ++i)
-    for (std::size_t j = i + 1; j < listed.size(); ++j)
-      in_place = in_place || overlap(listed[i], listed[j], call.element_bytes);
+  // Iterators, not indices: a barrier lists no buffers, and nvcc rejects an
+  // index compared with a size of 0.
+  for (auto i = listed.begin(); i != listed.end(); ++i)
+    for (auto j = std::next(i); j != listed.end(); ++j)
+      in_place = in_place || overlap(*i, *j, call.element_bytes);
   const Selection row = select(call.collective, world, call.element_bytes, call.count * call.element_bytes,
                                in_place && call.collective == Collective::all_reduce);
   const Plan plan{config.algorithm == Algorithm::automatic ? row.algorithm : config.algorithm,
