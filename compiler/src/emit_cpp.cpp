@@ -409,7 +409,8 @@ class Printer {
       }
       case TirOp::StageAt: return fmt::format("{}[{}]", expr(a[0]), expr(a[1]));
       case TirOp::CommitAsync: return fmt::format("{}()", info.runtime);
-      case TirOp::WaitAsync: {
+      case TirOp::WaitAsync: return fmt::format("{}<{}>()", info.runtime, expr(a[0]));
+      case TirOp::WaitDots: {
         std::vector<std::string> accumulators;
         for (size_t i = 1; i < a.size(); ++i) accumulators.push_back(expr(a[i]));
         return fmt::format("{}<{}>({})", info.runtime, expr(a[0]), fmt::join(accumulators, ", "));

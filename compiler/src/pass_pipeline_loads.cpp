@@ -4,33 +4,39 @@
 // (Triton's and CUTLASS's software pipelining). Two forms:
 //
 // The loads whose tiles only feed dots become asynchronous copies into rings
-// of kStages tiles in shared memory (Shared statements, carved from the
-// kernel's dynamic shared memory), kStages - 1 iterations ahead, and dot
-// reads its operands where they landed:
+// of S tiles in shared memory (Shared statements, carved from the kernel's
+// dynamic shared memory), kLookahead iterations ahead, and dot reads its
+// operands where they landed:
 //   for k in lo .. hi step s {           if lo < hi {
-//       let a = load(P(k));               shared a_stages (kStages tiles)
-//       acc = dot(a, b, acc);      ->     copy_async(P(lo + i s), a_stages[i])  (i < kStages - 1, each but
+//       let a = load(P(k));               shared a_stages (S tiles)
+//       acc = dot(a, b, acc);      ->     copy_async(P(lo + i s), a_stages[i])  (i < kLookahead, each but
 //   }                                     commit_async()                         the first if lo + i s < hi)
 //                                         var stage = 0;
 //                                         for k in lo .. hi step s {
-//                                             wait_async(kStages - 2, acc)   (stage `stage` has landed; the
-//                                                    last dot is done, and everyone with the stage it read)
+//                                             wait_async(kLookahead - 1)   (stage `stage` has landed, and
+//                                                    everyone is past the last iteration's wait_dots)
 //                                             let a = a_stages[stage];
 //                                             acc = dot(a, b, acc) [pipelined];
-//                                             if k + (kStages - 1) s < hi {
-//                                                 copy_async(P(k + (kStages - 1) s), a_stages[(stage + kStages - 1) % kStages])
+//                                             wait_dots(1, acc)      (the last iteration's dot is done)
+//                                             if k + kLookahead s < hi {
+//                                                 copy_async(P(k + kLookahead s), a_stages[(stage + kLookahead) % S])
 //                                             }
 //                                             commit_async()
-//                                             stage = (stage + 1) % kStages;
+//                                             stage = (stage + 1) % S;
 //                                       }
-//                                         wait_async(0, acc)   (the rings may be filled again)
+//                                         wait_dots(0, acc)    (acc is complete)
+//                                         wait_async(0)        (the rings may be filled again)
 //                                       }
 // Every iteration commits one group, empty or not, so that "at most
-// kStages - 2 groups in flight" always means "this iteration's has landed".
-// A pipelined dot may still be running when the copies are issued (Hopper's
-// wgmma is asynchronous): its accumulator is complete only once the next
-// wait_async, which is given it, returns. So only a dot whose accumulator no
-// other statement of the body touches is pipelined.
+// kLookahead - 1 groups in flight" always means "this iteration's has landed".
+// A pipelined dot may still be running when the next iteration's dot starts
+// (Hopper's wgmma is asynchronous), so that the tensor cores never wait for
+// the threads: its accumulator is complete only once a wait_dots that is
+// given it returns, and only a dot whose accumulator no other statement of
+// the body touches is pipelined. The stage that an iteration's copies refill
+// was read by the dots two iterations back, which every thread has waited
+// for before this iteration's wait_async: S = kLookahead + 2 (with pipelined
+// dots; kLookahead + 1 without, whose dots are done when they return).
 // The function records each loop's rings (TirFunction::stage_rings); a
 // kernel reserves the most that any loop it runs, its own or one of a device
 // function it calls, holds at once. No two such loops are live together: a
@@ -63,9 +69,9 @@
 namespace irisc {
 namespace {
 
-// Stages of a ring in shared memory: two copies in flight while the tensor
-// cores work on the third.
-constexpr int kStages = 3;
+// How many iterations ahead a pipelined loop copies its tiles: two stages in
+// flight while the tensor cores work on a third (and a fourth, pipelined).
+constexpr int kLookahead = 2;
 
 // A loop body's value that only loads: recomputable, or a load of
 // recomputable pointers, mask and `other`.
@@ -238,6 +244,9 @@ class Pipeliner {
 
   // ------------------------------------------------- shared-memory stages
   void stage_in_shared_memory(TirStmt& block, size_t index) {
+    TirStmt* body = loop_->body;
+    const std::vector<TirVar*> accumulators = mark_pipelined_dots(*body);
+    stages_ = kLookahead + (accumulators.empty() ? 1 : 2);
     std::vector<TirStmt*> before;
     // One ring per load (a let read by two dots is one load), each after the last.
     std::unordered_map<const TirValue*, TirVar*> rings;
@@ -247,7 +256,7 @@ class Pipeliner {
       if (rings.count(o.load)) continue;
       TirType type = o.load->type;
       type.layout = TirLayout::Stages;
-      type.stages = kStages;
+      type.stages = stages_;
       TirVar* ring = m_.make_var(m_.save(std::string(name_of(o)) + "_stages"), type);
       TirStmt* declare = m_.make_stmt(TirStmtKind::Shared, loop_->loc);
       declare->var = ring;
@@ -261,9 +270,9 @@ class Pipeliner {
     for (const auto& [load, ring] : ring_order) loop_rings.push_back(ring);
     f_.stage_rings.push_back(std::move(loop_rings));
 
-    // The first kStages - 1 iterations' copies, each group committed (the
+    // The first kLookahead iterations' copies, each group committed (the
     // first iteration runs: the whole is guarded by the loop's bounds).
-    for (int i = 0; i < kStages - 1; ++i) {
+    for (int i = 0; i < kLookahead; ++i) {
       LoopValue iteration = [&, i] { return plus_steps(clone(loop_->low, nullptr), i); };
       std::vector<TirStmt*> copies;
       for (const auto& [load, ring] : ring_order)
@@ -280,16 +289,15 @@ class Pipeliner {
     declare_slot->value = constant(0);
     before.push_back(declare_slot);
 
-    // In the loop: wait for this iteration's stage and the previous
-    // iteration's dots; after this iteration's dots, issue the copies
-    // kStages - 1 iterations ahead into the stage read last, commit them.
-    TirStmt* body = loop_->body;
-    const std::vector<TirVar*> accumulators = mark_pipelined_dots(*body);
-    body->stmts.insert(body->stmts.begin(), eval(wait_async(kStages - 2, accumulators)));
-    LoopValue ahead = [&] { return plus_steps(loop_var(), kStages - 1); };
+    // In the loop: wait for this iteration's stage; after this iteration's
+    // dots, for the last iteration's; then issue the copies kLookahead
+    // iterations ahead and commit them.
+    body->stmts.insert(body->stmts.begin(), eval(wait_async(kLookahead - 1)));
+    if (!accumulators.empty()) body->stmts.push_back(eval(wait_dots(1, accumulators)));
+    LoopValue ahead = [&] { return plus_steps(loop_var(), kLookahead); };
     std::vector<TirStmt*> copies;
     for (const auto& [load, ring] : ring_order)
-      copies.push_back(eval(copy_async(load, ahead, stage(ring, next_slot(slot, kStages - 1)))));
+      copies.push_back(eval(copy_async(load, ahead, stage(ring, next_slot(slot, kLookahead)))));
     body->stmts.push_back(guarded(compare(ahead(), clone(loop_->high, nullptr)), copies));
     body->stmts.push_back(eval(sync_op(TirOp::CommitAsync, nullptr)));
 
@@ -319,12 +327,14 @@ class Pipeliner {
     // before the wait that ends it.
     std::vector<TirStmt*> pipeline = std::move(before);
     pipeline.push_back(block.stmts[index]);
-    pipeline.push_back(eval(wait_async(0, accumulators)));
+    if (!accumulators.empty()) pipeline.push_back(eval(wait_dots(0, accumulators)));
+    pipeline.push_back(eval(wait_async(0)));
     block.stmts[index] = guarded(compare(clone(loop_->low, nullptr), clone(loop_->high, nullptr)), pipeline);
   }
 
-  // Marks the body's dots that may finish at the next WaitAsync (on Hopper,
-  // wgmma then works while the threads issue the copies) and returns their
+  // Marks the body's dots that may finish at a later WaitDots (on Hopper,
+  // wgmma then works while the threads issue the copies and the next
+  // iteration's dots) and returns their
   // accumulators: those that exactly one dot of the body accumulates into and
   // nothing else in the body reads (the copies issued after the dot repeat
   // the loads' trees).
@@ -348,8 +358,10 @@ class Pipeliner {
     return accumulators;
   }
 
-  TirValue* wait_async(int pending, const std::vector<TirVar*>& accumulators) {
-    TirValue* wait = sync_op(TirOp::WaitAsync, constant(pending));
+  TirValue* wait_async(int pending) { return sync_op(TirOp::WaitAsync, constant(pending)); }
+
+  TirValue* wait_dots(int pending, const std::vector<TirVar*>& accumulators) {
+    TirValue* wait = sync_op(TirOp::WaitDots, constant(pending));
     for (const TirVar* acc : accumulators) wait->operands.push_back(read(acc));
     return wait;
   }
@@ -373,9 +385,9 @@ class Pipeliner {
     return v;
   }
 
-  // (slot + by) % kStages.
+  // (slot + by) % S.
   TirValue* next_slot(const TirVar* slot, int by) {
-    return binary(TirOp::Mod, binary(TirOp::Add, read(slot), constant(by)), constant(kStages));
+    return binary(TirOp::Mod, binary(TirOp::Add, read(slot), constant(by)), constant(stages_));
   }
 
   TirValue* sync_op(TirOp op, TirValue* operand) {
@@ -500,6 +512,7 @@ class Pipeliner {
   const TirStmt* loop_ = nullptr;
   std::unordered_map<const TirVar*, TirValue*> lets_;  // the loop body's lets, by variable
   std::vector<Operand> operands_;                     // the loop's loaded dot operands
+  int stages_ = 0;                                    // the tiles of each of the loop's rings
   std::unordered_map<const TirVar*, const TirValue*> function_lets_;  // every let of the function
 };
 

@@ -454,12 +454,14 @@ void check_dot_in_layout_of_type() {
 // ------------------------------------------------- dot from shared-memory stages
 // out = a x b over a K loop of Steps blocks of K, pipelined as generated code
 // does it: rings of Stages shared-memory tiles (SharedStages) that copy_async
-// fills Stages - 1 blocks ahead, and dot reading the stages, which may still
-// run (Hopper's wgmma) while the next copies are issued. a has m valid rows
+// fills Stages - 2 blocks ahead, and dot reading the stages, which may still
+// run (Hopper's wgmma) while the next copies and the next dot are issued.
+// a has m valid rows
 // of M and k valid columns, leading dimension lda; b k valid rows and n valid
 // columns of N, leading dimension ldb. Masked-off elements are `other`, 0.
 template <class T, int M, int K, int N, int Stages, int Steps, class Known, class KnownMask>
 struct StagedDot {
+  static_assert(Stages >= 3, "one stage in flight, one being read and one whose dot may still run");
   using AStages = iris::SharedStages<T, M, K, Stages>;
   using BStages = iris::SharedStages<T, K, N, Stages>;
   static constexpr std::size_t dynamic_shared_bytes = AStages::bytes + BStages::bytes;
@@ -475,18 +477,21 @@ struct StagedDot {
       copy_async(b_stages[s % Stages], add(b + s * K * ldb, window_offsets<K, N>(ldb)),
                  window_mask<K, N>(k - s * K, n), T(0), Unchecked{}, Known{}, KnownMask{});
     };
-    for (int s = 0; s < Stages - 1; ++s) {
+    constexpr int Lookahead = Stages - 2;
+    for (int s = 0; s < Lookahead; ++s) {
       if (s < Steps) issue(s);
       commit_async();
     }
     auto c = zeros<float, L>();
     for (int i = 0; i < Steps; ++i) {
-      wait_async<Stages - 2>(c);
+      wait_async<Lookahead - 1>();
       c = dot(a_stages[i % Stages], b_stages[i % Stages], c, Pipelined{});
-      if (i + Stages - 1 < Steps) issue(i + Stages - 1);
+      wait_dots<1>(c);
+      if (i + Lookahead < Steps) issue(i + Lookahead);
       commit_async();
     }
-    wait_async<0>(c);
+    wait_dots<0>(c);
+    wait_async<0>();
     store(add(out, arange<L>()), c);
   }
 };
@@ -526,19 +531,19 @@ void check_staged_dot(int m, int k, int n, int lda, int ldb) {
 
 template <class T>
 void check_staged_dot_of_type() {
-  check_staged_dot<T, 128, 32, 128, 3, 4>(128, 128, 128, 128, 128);  // the GEMM's tiles, aligned and whole
-  check_staged_dot<T, 128, 64, 128, 4, 3>(128, 192, 128, 192, 128);  // 128 KiB: over the 48 KiB default
-  check_staged_dot<T, 64, 32, 64, 2, 3>(50, 77, 60, 79, 64);        // partial runs; odd rows misaligned
-  check_staged_dot<T, 64, 16, 128, 4, 5>(64, 80, 128, 80, 136);
-  check_staged_dot<T, 32, 32, 32, 3, 1>(32, 32, 32, 32, 32);        // fewer blocks than stages
-  check_staged_dot<T, 128, 16, 64, 3, 5>(128, 80, 64, 80, 64);      // wgmma's 32- and 128-byte swizzles
-  check_staged_dot<T, 128, 64, 256, 3, 2>(128, 128, 256, 128, 256);  // b in 4 panels
+  check_staged_dot<T, 128, 32, 128, 4, 4>(128, 128, 128, 128, 128);  // the GEMM's tiles, aligned and whole
+  check_staged_dot<T, 128, 64, 128, 5, 3>(128, 192, 128, 192, 128);  // 160 KiB: over the 48 KiB default
+  check_staged_dot<T, 64, 32, 64, 3, 3>(50, 77, 60, 79, 64);        // partial runs; odd rows misaligned
+  check_staged_dot<T, 64, 16, 128, 5, 5>(64, 80, 128, 80, 136);
+  check_staged_dot<T, 32, 32, 32, 4, 1>(32, 32, 32, 32, 32);        // fewer blocks than stages
+  check_staged_dot<T, 128, 16, 64, 4, 5>(128, 80, 64, 80, 64);      // wgmma's 32- and 128-byte swizzles
+  check_staged_dot<T, 128, 64, 256, 4, 2>(128, 128, 256, 128, 256);  // b in 4 panels
   using iris::ContiguousRows;
-  check_staged_dot<T, 128, 32, 128, 3, 4, ContiguousRows>(128, 128, 128, 128, 128);
-  check_staged_dot<T, 64, 32, 64, 2, 3, ContiguousRows>(50, 77, 60, 79, 64);
+  check_staged_dot<T, 128, 32, 128, 4, 4, ContiguousRows>(128, 128, 128, 128, 128);
+  check_staged_dot<T, 64, 32, 64, 3, 3, ContiguousRows>(50, 77, 60, 79, 64);
   using iris::RowIntervals;  // runs cut by the masks' ends fall back to element copies
-  check_staged_dot<T, 64, 32, 64, 2, 3, ContiguousRows, RowIntervals>(50, 77, 60, 79, 64);
-  check_staged_dot<T, 128, 16, 64, 3, 5, iris::AnyPointers, RowIntervals>(100, 75, 61, 80, 64);
+  check_staged_dot<T, 64, 32, 64, 3, 3, ContiguousRows, RowIntervals>(50, 77, 60, 79, 64);
+  check_staged_dot<T, 128, 16, 64, 4, 5, iris::AnyPointers, RowIntervals>(100, 75, 61, 80, 64);
 }
 
 // Region k of out (M * N elements each, stored through a pointer tile in the
@@ -757,7 +762,7 @@ TEST_CASE("tile 2-D: shared tiles lie in wgmma's swizzled panels") {
 TEST_CASE("tile 2-D: dot from shared-memory stages filled by copy_async, over a pipelined loop of K blocks") {
   check_staged_dot_of_type<iris::bfloat16>();
   check_staged_dot_of_type<iris::half>();
-  check_staged_dot<float, 32, 16, 32, 2, 3>(30, 45, 31, 47, 32);  // the generic dot; 16-byte runs
+  check_staged_dot<float, 32, 16, 32, 3, 3>(30, 45, 31, 47, 32);  // the generic dot; 16-byte runs
 }
 
 TEST_CASE("tile 2-D: arange, zeros, full, broadcast_to and convert_layout in a given layout (DotLayout, CopyLayout)") {

@@ -145,8 +145,8 @@ struct TirValue {
   // CopyAsync: along each row the mask holds on one run of consecutive
   // columns, so a run of the copy is whole where its ends are.
   bool row_interval_mask = false;
-  // Dot: a pipelined loop's, which may finish only at the loop's next
-  // WaitAsync, whose operands after the first are the accumulators it settles.
+  // Dot: a pipelined loop's, which may finish only at a later WaitDots, whose
+  // operands after the first are the accumulators it settles.
   bool pipelined = false;
   int axis = -1;            // AddAxis: the new axis; Sum, Max, Min: the axis reduced (-1: all)
   // Set by the checked-marking pass: the runtime checks this operation and

@@ -1,18 +1,20 @@
 // Asynchronous copies of tiles from global memory into shared-memory stages
 // (types/shared.hpp): how a pipelined K loop feeds dot. Generated code, for a
-// ring of S stages, issues the first S - 1 stages' copies before the loop, and
-// in each iteration
+// ring of S stages filled L = S - 2 iterations ahead, issues the first L
+// stages' copies before the loop, and in each iteration
 //
-//   wait_async<S - 2>(acc);           this iteration's stage has arrived, the
-//                                     previous iteration's dot is complete,
-//                                     and every thread is done with the stage
-//                                     that it read
+//   wait_async<L - 1>();              this iteration's stage has arrived,
+//                                     and every thread is past the last
+//                                     iteration's wait_dots
 //   acc = dot(x_stages[i % S], y_stages[i % S], acc, Pipelined{});
-//   copy_async(x_stages[(i + S - 1) % S], ptrs, mask, other);  ...
+//   wait_dots<1>(acc);                the last iteration's dot is done
+//   copy_async(x_stages[(i + L) % S], ptrs, mask, other);  ...
 //   commit_async();                   the copies of one iteration: one group
 //
-// so that S - 1 stages are in flight while the tensor cores work on one, and
-// the threads issue the copies while the tensor cores work.
+// so that L stages are in flight while the tensor cores work on the rest,
+// and the tensor cores go from one iteration's dot to the next while the
+// threads issue the copies. The stage refilled was read by the dots of
+// iteration i - 2, which every thread has waited for.
 //
 //   copy_async(dst, ptrs, mask, other, check)
 //       element (r, c) of the pointer tile ptrs (masked off: `other`) to
@@ -32,14 +34,17 @@
 //       run of the copy is wholly unmasked where its first and last elements
 //       are, so no other element of the mask is read on the cp.async path.
 //   commit_async()    closes this thread's group of copies;
-//   wait_async<N>(acc...)
-//                     waits until at most N groups are in flight, then
-//                     synchronises the instance: what every thread copied
-//                     before is visible to all, and every thread has finished
-//                     reading what it read before. It first completes the
-//                     pipelined dots (dot(..., Pipelined{}), ops/dot.hpp) whose
-//                     accumulators it is given: Hopper's wgmma may still be
-//                     writing them, and reading the stage they read.
+//   wait_async<N>()   waits until at most N of this thread's groups are in
+//                     flight, then synchronises the instance: what every
+//                     thread copied before is visible to all, and every
+//                     thread has finished reading what it read before.
+//   wait_dots<N>(acc...)
+//                     waits until at most N of this thread's pipelined dots
+//                     (dot(..., Pipelined{}), ops/dot.hpp) are in flight and
+//                     settles the accumulators acc... that they write:
+//                     Hopper's wgmma may still be writing them, and reading
+//                     the stages they read. Elsewhere dots finish before
+//                     they return, and it does nothing.
 //
 // Checked mode checks the copy's source like a load's.
 #pragma once
@@ -122,10 +127,18 @@ IRIS_HD inline void commit_async() {
 #endif
 }
 
+template <int Pending>
+IRIS_HD void wait_async() {
+#if IRIS_CP_ASYNC
+  detail::cp_async_wait<Pending>();
+#endif
+  detail::sync_instance();
+}
+
 template <int Pending, class... Accumulators>
-IRIS_HD void wait_async(Accumulators&... accumulators) {
+IRIS_HD void wait_dots(Accumulators&... accumulators) {
 #if IRIS_WGMMA_SM90A
-  detail::wgmma_wait_all();
+  detail::wgmma_wait<Pending>();
   (
       [&] {
         IRIS_UNROLL
@@ -135,10 +148,6 @@ IRIS_HD void wait_async(Accumulators&... accumulators) {
 #else
   ((void)accumulators, ...);
 #endif
-#if IRIS_CP_ASYNC
-  detail::cp_async_wait<Pending>();
-#endif
-  detail::sync_instance();
 }
 
 }  // namespace iris

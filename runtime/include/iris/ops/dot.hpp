@@ -30,7 +30,7 @@
 // accumulator is in wgmma's grid, with mma_dot_shared where the register path
 // would take the tensor cores, element by element otherwise. A pipelined
 // loop's dot, dot(a, b, acc, Pipelined{}), may return before wgmma has
-// written its result: the loop's next wait_async(acc) completes it.
+// written its result: the loop's wait_dots(acc) completes it.
 #pragma once
 
 #include <cstdint>
@@ -95,7 +95,7 @@ IRIS_HD auto dot_elements(const C& acc, AAt a_at, BAt b_at) {
 
 // What dot of shared tiles may leave unfinished: nothing (Settled), or, for
 // a pipelined K loop's dot (Pipelined), the asynchronous tensor-core work of
-// Hopper's wgmma, which the loop's next wait_async completes. Everywhere else
+// Hopper's wgmma, which the loop's wait_dots completes. Everywhere else
 // both are the same.
 struct Settled {};
 struct Pipelined {};

@@ -25,11 +25,12 @@
 // dot then waits for the group before it returns. A pipelined one
 // (Pipelined{}, what a pipelined K loop's dot is) returns at once, its result
 // still being written, so that the tensor cores work while the threads issue
-// the next stages' copies; the loop's next wait_async (ops/copy_async.hpp)
-// waits for the group and settles the accumulators that it is given, before
-// anything reads them or refills the stage. Data that cp.async wrote must be
-// made visible to wgmma's async proxy first: wait_async issues
-// fence.proxy.async on sm_90.
+// the next stages' copies and the next iteration's dot; the loop's wait_dots
+// (ops/copy_async.hpp) waits for the group and settles the accumulators that
+// it is given, before anything reads them or refills the stage. Groups into
+// the same accumulators run in the order they were issued. Data that
+// cp.async wrote must be made visible to wgmma's async proxy first:
+// wait_async issues fence.proxy.async on sm_90.
 #pragma once
 
 #include <cstdint>
@@ -133,12 +134,16 @@ __device__ __forceinline__ void wgmma_m64k16(float* d, uint64_t a, uint64_t b) {
 
 #if IRIS_WGMMA_SM90A
 // Waits until every wgmma group of this thread has completed.
-__device__ __forceinline__ void wgmma_wait_all() { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
+// Waits until at most Pending of this warpgroup's committed groups are in flight.
+template <int Pending>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(Pending) : "memory");
+}
 #endif
 
 // out += a (M, K) x b (K, N), both in shared memory and visible to the async
 // proxy, in out's registers (use_wgmma_dot holds). With InFlight, they are
-// written until the next wgmma_wait_all.
+// written until a later wgmma_wait lets no more than this group's elders run.
 template <bool InFlight, class T, int M, int K, int N, class Out>
 IRIS_HD void wgmma_accumulate(Out& out, SharedTile<T, M, K> a, SharedTile<T, K, N> b) {
 #if IRIS_WGMMA_SM90A
@@ -157,7 +162,7 @@ IRIS_HD void wgmma_accumulate(Out& out, SharedTile<T, M, K> a, SharedTile<T, K, 
   }
   asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
   if constexpr (!InFlight) {
-    wgmma_wait_all();
+    wgmma_wait<0>();
 #pragma unroll
     for (int j = 0; j < L::per_thread; ++j) wgmma_fence_register(out.v[j]);
   }
