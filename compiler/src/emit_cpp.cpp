@@ -318,6 +318,17 @@ class Printer {
         out_ << fmt::format("const {} {}{{{}}};\n", type_cpp(s->var->type), s->var->cpp_name,
                             s->value ? expr(s->value) + ".end()" : "iris::dynamic_shared()");
         return;
+      case TirStmtKind::Specialize: {
+        // The body as a generic lambda of the flag, called with each value.
+        const std::string& flag = s->var->cpp_name;
+        out_ << fmt::format("auto const {}_body = [&](auto {}) ", flag, flag);
+        block(s->body, depth);
+        out_ << ";\n";
+        indent(depth);
+        out_ << fmt::format("if ({}) {}_body(std::true_type{{}}); else {}_body(std::false_type{{}});\n",
+                            expr(s->value), flag, flag);
+        return;
+      }
     }
   }
 
@@ -380,6 +391,7 @@ class Printer {
         return fmt::format("{}(iris_program, {}, {}, {})", info.runtime, expr(a[0]), expr(a[1]), site(v));
       case TirOp::ProgramId:
       case TirOp::NumPrograms: return fmt::format("{}(iris_program, {})", info.runtime, expr(a[0]));
+      case TirOp::Aligned: return fmt::format("{}<{}>({})", info.runtime, expr(a[1]), expr(a[0]));
       case TirOp::Rank:
       case TirOp::WorldSize:
       case TirOp::Barrier: return fmt::format("{}(iris_program)", info.runtime);
@@ -399,11 +411,15 @@ class Printer {
         return fmt::format("{}({}, {}, {}, {})", info.runtime, expr(a[0]), optional(a[1], "iris::NoMask{}"),
                            optional(a[2], "iris::NoOther{}"), site(v));
       case TirOp::CopyAsync: {
-        // What the pipelining pass proved of the pointers and the mask.
+        // What the pipelining pass proved of the pointers and the mask, and
+        // the flag of a specialised loop that says its runs are uniform.
         std::string known;
-        if (v->contiguous_rows || v->row_interval_mask)
+        const bool uniform_runs = a.size() > 4;
+        if (v->contiguous_rows || v->row_interval_mask || uniform_runs)
           known = v->contiguous_rows ? ", iris::ContiguousRows{}" : ", iris::AnyPointers{}";
-        if (v->row_interval_mask) known += ", iris::RowIntervals{}";
+        if (v->row_interval_mask || uniform_runs)
+          known += v->row_interval_mask ? ", iris::RowIntervals{}" : ", iris::AnyMask{}";
+        if (uniform_runs) known += ", " + expr(a[4]);
         return fmt::format("{}({}, {}, {}, {}, {}{})", info.runtime, expr(a[3]), expr(a[0]),
                            optional(a[1], "iris::NoMask{}"), optional(a[2], "iris::NoOther{}"), site(v), known);
       }

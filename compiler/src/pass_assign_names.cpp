@@ -66,7 +66,7 @@ class Namer {
     for (TirVar* v : f.params) declare(v);
     for_each_stmt(f.body, [&](TirStmt* s) {
       if (s->kind == TirStmtKind::Let || s->kind == TirStmtKind::Var || s->kind == TirStmtKind::For ||
-          s->kind == TirStmtKind::Shared)
+          s->kind == TirStmtKind::Shared || s->kind == TirStmtKind::Specialize)
         declare(s->var);
       if (s->kind != TirStmtKind::For) return;
       s->end_name = fmt::format("iris_end{}", loops_);

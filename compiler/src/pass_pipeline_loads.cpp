@@ -37,6 +37,14 @@
 // was read by the dots two iterations back, which every thread has waited
 // for before this iteration's wait_async: S = kLookahead + 2 (with pipelined
 // dots; kLookahead + 1 without, whose dots are done when they return).
+// A copy whose runs of 16 bytes the pass can show to be aligned and wholly
+// masked on or off under a run-time condition (uniform_runs) gets the flag of
+// a Specialize statement around the whole pipeline, which the C++ compiles
+// twice: where the condition holds before the loop, those copies take each
+// run whole or not at all, with no element-by-element path (iris::copy_async).
+// The condition is a conjunction of divisibilities of scalars the loop does
+// not change (K % 8 == 0, a 16-byte aligned base), the loop's lower bound and
+// step among them where the copies' trees read the loop variable.
 // The function records each loop's rings (TirFunction::stage_rings); a
 // kernel reserves the most that any loop it runs, its own or one of a device
 // function it calls, holds at once. No two such loops are live together: a
@@ -72,6 +80,9 @@ namespace {
 // How many iterations ahead a pipelined loop copies its tiles: two stages in
 // flight while the tensor cores work on a third (and a fourth, pipelined).
 constexpr int kLookahead = 2;
+
+// The bytes of a run of a copy: one cp.async (iris::CopyLayout).
+constexpr int kRunBytes = 16;
 
 // A loop body's value that only loads: recomputable, or a load of
 // recomputable pointers, mask and `other`.
@@ -270,6 +281,16 @@ class Pipeliner {
     for (const auto& [load, ring] : ring_order) loop_rings.push_back(ring);
     f_.stage_rings.push_back(std::move(loop_rings));
 
+    // The copies whose runs are uniform where `condition` holds read the flag.
+    TirValue* condition = nullptr;
+    uniform_loads_.clear();
+    for (const auto& [load, ring] : ring_order)
+      if (TirValue* c = uniform_runs(*load)) {
+        uniform_loads_.insert(load);
+        condition = condition ? all_of(condition, c) : c;
+      }
+    uniform_flag_ = condition ? m_.make_var("uniform_runs", condition->type) : nullptr;
+
     // The first kLookahead iterations' copies, each group committed (the
     // first iteration runs: the whole is guarded by the loop's bounds).
     for (int i = 0; i < kLookahead; ++i) {
@@ -329,6 +350,14 @@ class Pipeliner {
     pipeline.push_back(block.stmts[index]);
     if (!accumulators.empty()) pipeline.push_back(eval(wait_dots(0, accumulators)));
     pipeline.push_back(eval(wait_async(0)));
+    if (uniform_flag_) {
+      TirStmt* specialize = m_.make_stmt(TirStmtKind::Specialize, loop_->loc);
+      specialize->var = uniform_flag_;
+      specialize->value = condition;
+      specialize->body = m_.make_stmt(TirStmtKind::Block, loop_->loc);
+      specialize->body->stmts = std::move(pipeline);
+      pipeline = {specialize};
+    }
     block.stmts[index] = guarded(compare(clone(loop_->low, nullptr), clone(loop_->high, nullptr)), pipeline);
   }
 
@@ -373,7 +402,226 @@ class Pipeliner {
     copy->operands.push_back(stage);
     copy->contiguous_rows = row_stride(copy->operands[0], function_lets_) == 1;
     copy->row_interval_mask = copy->operands[1] && row_interval(copy->operands[1], function_lets_);
+    if (uniform_loads_.count(load)) copy->operands.push_back(read(uniform_flag_));
     return copy;
+  }
+
+  // ------------------------------------------------- uniform runs
+  // The condition under which every run of `load`'s copy (16 bytes of a row,
+  // starting at a column that is a multiple of the run's elements V) has an
+  // aligned first pointer and one mask value: the pointers advance by one
+  // element along each row, and each comparison of the mask either holds on
+  // whole rows or changes at a column b with b % V == 0. Null where that is
+  // not shown.
+  TirValue* uniform_runs(const TirValue& load) {
+    const TirValue* ptr = load.operands[0];
+    const TirValue* mask = load.operands.size() > 1 ? load.operands[1] : nullptr;
+    const std::optional<int> size = element_bytes(load.type);
+    if (!size || kRunBytes % *size != 0 || row_stride(ptr, function_lets_) != 1) return nullptr;
+    if (mask && !row_interval(mask, function_lets_)) return nullptr;
+    run_elements_ = kRunBytes / *size;
+    element_size_ = *size;
+    TirValue* aligned = multiple_of(ptr, kRunBytes, Elements::RunStarts);
+    TirValue* uniform = mask ? uniform_mask(mask) : true_value();
+    return aligned && uniform ? all_of(aligned, uniform) : nullptr;
+  }
+
+  // The bytes of the load's elements, where every instance of a type
+  // parameter has the same.
+  std::optional<int> element_bytes(const TirType& type) const {
+    if (type.type_param.empty()) return scalar_info(type.scalar).bits / 8;
+    std::optional<int> bytes;
+    for (size_t i = 0; i < f_.ct_params.size(); ++i) {
+      if (f_.ct_params[i]->name != type.type_param) continue;
+      for (ScalarKind k : f_.ct_admitted[i]) {
+        const int b = scalar_info(k).bits / 8;
+        if (bytes && *bytes != b) return std::nullopt;
+        bytes = b;
+      }
+    }
+    return bytes;
+  }
+
+  // A mask's comparisons, each holding on whole rows or changing at a run's
+  // boundary (a conjunction of conditions; null where one is not shown).
+  TirValue* uniform_mask(const TirValue* m) {
+    if (!m->type.is_tile()) return true_value();
+    switch (m->op) {
+      case TirOp::Read: {
+        const TirValue* let = let_value(m->var);
+        return let ? uniform_mask(let) : nullptr;
+      }
+      case TirOp::Broadcast: return true_value();
+      case TirOp::AddAxis: return m->axis == 1 ? true_value() : uniform_mask(m->operands[0]);
+      case TirOp::BroadcastTo:
+        return m->operands[0]->type.dims.back().is_one() ? true_value() : uniform_mask(m->operands[0]);
+      case TirOp::ConvertLayout: return uniform_mask(m->operands[0]);
+      case TirOp::LogicalAnd:
+      case TirOp::BitAnd: return both(uniform_mask(m->operands[0]), uniform_mask(m->operands[1]));
+      case TirOp::Lt:
+      case TirOp::Le:
+      case TirOp::Gt:
+      case TirOp::Ge: {
+        // x < y (x <= y), with x and y advancing by sx and sy along the row:
+        // the same on the whole row where sx == sy; where sx - sy is 1, x < y
+        // holds on the columns before y - x at the row's start, and where it
+        // is -1, x <= y on those from x - y on.
+        const bool swapped = m->op == TirOp::Gt || m->op == TirOp::Ge;
+        const TirValue* x = m->operands[swapped ? 1 : 0];
+        const TirValue* y = m->operands[swapped ? 0 : 1];
+        const bool strict = m->op == TirOp::Lt || m->op == TirOp::Gt;
+        const auto sx = row_stride(x, function_lets_), sy = row_stride(y, function_lets_);
+        if (!sx || !sy) return nullptr;
+        if (*sx == *sy) return true_value();
+        if (*sx - *sy == 1 && strict) return multiple_of(tile_difference(y, x), run_elements_, Elements::RunStarts);
+        if (*sx - *sy == -1 && !strict) return multiple_of(tile_difference(x, y), run_elements_, Elements::RunStarts);
+        return nullptr;
+      }
+      default: return nullptr;
+    }
+  }
+
+  // a - b, for the analysis only (never printed).
+  TirValue* tile_difference(const TirValue* a, const TirValue* b) {
+    TirValue* v = m_.make_value(TirOp::Sub, a->type, a->loc);
+    v->operands = {const_cast<TirValue*>(a), const_cast<TirValue*>(b)};
+    return v;
+  }
+
+  // Which elements of a tile multiple_of speaks of: every one, or those at
+  // the start of a run (columns that are multiples of run_elements_).
+  enum class Elements { All, RunStarts };
+
+  // A condition under which v's elements (pointers: their addresses) are
+  // multiples of d, built from the scalars of v's tree; null where none is
+  // known. Sums need both terms to be multiples, products one factor.
+  TirValue* multiple_of(const TirValue* v, int64_t d, Elements which) {
+    if (d == 1) return true_value();
+    if (!v->type.is_tile()) return scalar_multiple_of(v, d);
+    switch (v->op) {
+      case TirOp::Read: {
+        const TirValue* let = let_value(v->var);
+        return let ? multiple_of(let, d, which) : nullptr;
+      }
+      case TirOp::Broadcast: return scalar_multiple_of(v->operands[0], d);
+      case TirOp::Arange:
+        return which == Elements::RunStarts && run_elements_ % d == 0 ? true_value() : nullptr;
+      case TirOp::AddAxis:  // v[None, :] has the columns of v, v[:, None] its rows
+        return multiple_of(v->operands[0], d, v->axis == 0 ? which : Elements::All);
+      case TirOp::BroadcastTo:  // a tile of one column repeats it: every element counts
+        return multiple_of(v->operands[0], d,
+                           v->operands[0]->type.dims.back().is_one() ? Elements::All : which);
+      case TirOp::ConvertLayout: return multiple_of(v->operands[0], d, which);
+      default: return sum_or_product(v, d, [&](const TirValue* o, int64_t od) { return multiple_of(o, od, which); });
+    }
+  }
+
+  TirValue* scalar_multiple_of(const TirValue* v, int64_t d) {
+    if (d == 1) return true_value();
+    if (v->op == TirOp::Constant) {
+      return v->literal != TirValue::Literal::Float && static_cast<int64_t>(v->int_bits) % d == 0 ? true_value()
+                                                                                                  : nullptr;
+    }
+    if (v->op == TirOp::Read && v->var == loop_->var) {
+      // lo + i * step, for every i: both are.
+      TirValue* step = loop_->step ? scalar_multiple_of(loop_->step, d) : nullptr;
+      return step ? both(scalar_multiple_of(loop_->low, d), step) : nullptr;
+    }
+    if (v->op == TirOp::Read)
+      if (const TirValue* let = let_value(v->var)) return scalar_multiple_of(let, d);
+    if (TirValue* c = sum_or_product(v, d, [&](const TirValue* o, int64_t od) { return scalar_multiple_of(o, od); }))
+      return c;
+    // A leaf that the loop does not change, tested as it is.
+    if (reads_loop_var(v) || !recomputable(v)) return nullptr;
+    if (v->type.is_pointer()) {
+      TirValue* aligned = m_.make_value(TirOp::Aligned, v->type.with_scalar(ScalarKind::Bool), v->loc);
+      aligned->type.kind = TirType::Kind::Scalar;
+      aligned->operands = {clone(v, nullptr), constant(static_cast<int>(d))};
+      return aligned;
+    }
+    if (v->type.kind != TirType::Kind::Scalar || !scalar_info(v->type.scalar).is_integer) return nullptr;
+    TirValue* rest = binary(TirOp::Mod, clone(v, nullptr), typed_constant(v->type, d));
+    TirValue* zero = binary(TirOp::Eq, rest, typed_constant(v->type, 0));
+    zero->type = zero->type.with_scalar(ScalarKind::Bool);
+    return zero;
+  }
+
+  // Add, Sub, Neg and Mul, scalar or tile; pointer + offset needs the offset
+  // in elements. Null for anything else.
+  template <class Of>
+  TirValue* sum_or_product(const TirValue* v, int64_t d, Of of) {
+    const auto& o = v->operands;
+    switch (v->op) {
+      case TirOp::Neg: return of(o[0], d);
+      case TirOp::Add:
+      case TirOp::Sub: {
+        if (!v->type.is_pointer()) return both(of(o[0], d), of(o[1], d));
+        if (d % element_size_ != 0) return nullptr;
+        const bool first_is_pointer = o[0]->type.is_pointer();
+        return both(of(o[first_is_pointer ? 0 : 1], d), of(o[first_is_pointer ? 1 : 0], d / element_size_));
+      }
+      case TirOp::Mul: {
+        TirValue* a = of(o[0], d);
+        TirValue* b = of(o[1], d);
+        if (is_true(a) || is_true(b)) return true_value();
+        if (!a || !b) return a ? a : b;
+        return binary_bool(TirOp::LogicalOr, a, b);
+      }
+      default: return nullptr;
+    }
+  }
+
+  // Whether v reads the loop variable, directly or through the body's lets.
+  bool reads_loop_var(const TirValue* v) const {
+    if (v->op == TirOp::Read && v->var == loop_->var) return true;
+    if (v->op == TirOp::Read)
+      if (auto let = lets_.find(v->var); let != lets_.end()) return reads_loop_var(let->second);
+    for (const TirValue* o : v->operands)
+      if (o && reads_loop_var(o)) return true;
+    return false;
+  }
+
+  // The value of a let of the loop body or the function; null for anything else.
+  const TirValue* let_value(const TirVar* var) const {
+    if (auto it = lets_.find(var); it != lets_.end()) return it->second;
+    if (auto it = function_lets_.find(var); it != function_lets_.end()) return it->second;
+    return nullptr;
+  }
+
+  TirValue* both(TirValue* a, TirValue* b) {
+    if (!a || !b) return nullptr;
+    return all_of(a, b);
+  }
+
+  TirValue* all_of(TirValue* a, TirValue* b) {
+    if (is_true(a)) return b;
+    if (is_true(b)) return a;
+    return binary_bool(TirOp::LogicalAnd, a, b);
+  }
+
+  TirValue* binary_bool(TirOp op, TirValue* a, TirValue* b) {
+    TirValue* v = binary(op, a, b);
+    v->type = a->type.with_scalar(ScalarKind::Bool);
+    return v;
+  }
+
+  static bool is_true(const TirValue* v) {
+    return v && v->op == TirOp::Constant && v->literal == TirValue::Literal::Bool && v->int_bits;
+  }
+
+  TirValue* true_value() {
+    TirValue* t = m_.make_value(TirOp::Constant, i32_type().with_scalar(ScalarKind::Bool), loop_->loc);
+    t->literal = TirValue::Literal::Bool;
+    t->int_bits = 1;
+    return t;
+  }
+
+  TirValue* typed_constant(const TirType& type, int64_t value) {
+    TirValue* c = m_.make_value(TirOp::Constant, type, loop_->loc);
+    c->type.type_param = {};
+    c->literal = scalar_info(type.scalar).is_signed ? TirValue::Literal::SignedInt : TirValue::Literal::Int;
+    c->int_bits = static_cast<uint64_t>(value);
+    return c;
   }
 
   TirValue* stage(const TirVar* ring, TirValue* slot) {
@@ -513,6 +761,10 @@ class Pipeliner {
   std::unordered_map<const TirVar*, TirValue*> lets_;  // the loop body's lets, by variable
   std::vector<Operand> operands_;                     // the loop's loaded dot operands
   int stages_ = 0;                                    // the tiles of each of the loop's rings
+  std::unordered_set<const TirValue*> uniform_loads_;  // the loads whose copies read uniform_flag_
+  TirVar* uniform_flag_ = nullptr;
+  int64_t run_elements_ = 0;  // uniform_runs: the elements of a run of the load analysed
+  int64_t element_size_ = 0;  // ... and its element's bytes
   std::unordered_map<const TirVar*, const TirValue*> function_lets_;  // every let of the function
 };
 

@@ -115,6 +115,10 @@ class TirPrinter {
         out_ << fmt::format("shared {}: {} {}\n", name(s->var), s->var->type.str(),
                             s->value ? "after " + value : "at dynamic shared memory");
         return;
+      case TirStmtKind::Specialize:
+        out_ << fmt::format("specialize {} = {}:\n", name(s->var), value);
+        body(s->body, depth);
+        return;
     }
   }
 

@@ -459,7 +459,7 @@ void check_dot_in_layout_of_type() {
 // a has m valid rows
 // of M and k valid columns, leading dimension lda; b k valid rows and n valid
 // columns of N, leading dimension ldb. Masked-off elements are `other`, 0.
-template <class T, int M, int K, int N, int Stages, int Steps, class Known, class KnownMask>
+template <class T, int M, int K, int N, int Stages, int Steps, class Known, class KnownMask, class UniformRuns>
 struct StagedDot {
   static_assert(Stages >= 3, "one stage in flight, one being read and one whose dot may still run");
   using AStages = iris::SharedStages<T, M, K, Stages>;
@@ -473,9 +473,9 @@ struct StagedDot {
     const BStages b_stages{a_stages.end()};
     auto issue = [&](int s) {
       copy_async(a_stages[s % Stages], add(a + s * K, window_offsets<M, K>(lda)), window_mask<M, K>(m, k - s * K),
-                 T(0), Unchecked{}, Known{}, KnownMask{});
+                 T(0), Unchecked{}, Known{}, KnownMask{}, UniformRuns{});
       copy_async(b_stages[s % Stages], add(b + s * K * ldb, window_offsets<K, N>(ldb)),
-                 window_mask<K, N>(k - s * K, n), T(0), Unchecked{}, Known{}, KnownMask{});
+                 window_mask<K, N>(k - s * K, n), T(0), Unchecked{}, Known{}, KnownMask{}, UniformRuns{});
     };
     constexpr int Lookahead = Stages - 2;
     for (int s = 0; s < Lookahead; ++s) {
@@ -498,9 +498,11 @@ struct StagedDot {
 
 // Known and KnownMask: what copy_async is told of the pointers and the masks
 // (the windows' rows are contiguous, and their masks hold on one run of each
-// row, so every choice must give the same result).
+// row, so every choice must give the same result). UniformRuns: that every
+// run of 16 bytes is aligned and wholly in or out of the window, which only
+// k, n, lda and ldb that are multiples of 16 bytes' elements make true.
 template <class T, int M, int K, int N, int Stages, int Steps, class Known = iris::AnyPointers,
-          class KnownMask = iris::AnyMask>
+          class KnownMask = iris::AnyMask, class UniformRuns = std::false_type>
 void check_staged_dot(int m, int k, int n, int lda, int ldb) {
   CAPTURE(M);
   CAPTURE(K);
@@ -517,7 +519,8 @@ void check_staged_dot(int m, int k, int n, int lda, int ldb) {
     for (int kk = 0; kk < k; ++kk) a[r * lda + kk] = static_cast<T>(a_at(r, kk));
   for (int kk = 0; kk < k; ++kk)
     for (int c = 0; c < n; ++c) b[kk * ldb + c] = static_cast<T>(b_at(kk, c));
-  run<StagedDot<T, M, K, N, Stages, Steps, Known, KnownMask>>(1, a.data(), b.data(), out.data(), lda, ldb, m, k, n);
+  run<StagedDot<T, M, K, N, Stages, Steps, Known, KnownMask, UniformRuns>>(1, a.data(), b.data(), out.data(), lda, ldb,
+                                                                          m, k, n);
   for (int r = 0; r < M; ++r)
     for (int c = 0; c < N; ++c) {
       CAPTURE(r);
@@ -544,6 +547,10 @@ void check_staged_dot_of_type() {
   using iris::RowIntervals;  // runs cut by the masks' ends fall back to element copies
   check_staged_dot<T, 64, 32, 64, 3, 3, ContiguousRows, RowIntervals>(50, 77, 60, 79, 64);
   check_staged_dot<T, 128, 16, 64, 4, 5, iris::AnyPointers, RowIntervals>(100, 75, 61, 80, 64);
+  // Runs taken whole or not at all: partial rows, the last block of K and
+  // columns of b cut at a run's boundary (runs of 8 elements).
+  check_staged_dot<T, 64, 32, 64, 3, 3, ContiguousRows, RowIntervals, std::true_type>(50, 72, 56, 80, 64);
+  check_staged_dot<T, 128, 32, 128, 4, 4, ContiguousRows, RowIntervals, std::true_type>(128, 128, 128, 128, 128);
 }
 
 // Region k of out (M * N elements each, stored through a pointer tile in the

@@ -162,20 +162,23 @@ struct TirVar {
 
 // Shared declares `var`, a ring of stages (TirLayout::Stages) in the kernel's
 // dynamic shared memory: right after the ring that `value` reads, or at its
-// start where `value` is null.
+// start where `value` is null. Specialize runs `body` once, compiled twice:
+// with `var`, a compile-time bool, true where the run-time condition `value`
+// holds and false where it does not (operations that read `var` take a
+// faster path that only the condition makes right).
 enum class TirStmtKind : uint8_t {
-  Let, Var, Assign, Eval, If, For, While, Break, Continue, Return, Block, Shared,
+  Let, Var, Assign, Eval, If, For, While, Break, Continue, Return, Block, Shared, Specialize,
 };
 
 struct TirStmt {
   TirStmtKind kind;
   llvm::SMLoc loc;
-  TirVar* var = nullptr;      // Let, Var, Assign, For, Shared
-  TirValue* value = nullptr;  // Let, Var, Assign, Eval, Return (may be null), If and While (condition), Shared
+  TirVar* var = nullptr;      // Let, Var, Assign, For, Shared, Specialize
+  TirValue* value = nullptr;  // Let, Var, Assign, Eval, Return (may be null), If, While and Specialize (condition), Shared
   TirValue* low = nullptr;    // For
   TirValue* high = nullptr;   // For
   TirValue* step = nullptr;   // For; null: 1
-  TirStmt* body = nullptr;    // If (then), For, While
+  TirStmt* body = nullptr;    // If (then), For, While, Specialize
   TirStmt* else_body = nullptr;  // If
   std::vector<TirStmt*> stmts;   // Block
   // Let without a written type: the variable keeps the value's own C++ type,

@@ -33,6 +33,16 @@
 //       holds on one run of consecutive columns (rows < M && cols < K): a
 //       run of the copy is wholly unmasked where its first and last elements
 //       are, so no other element of the mask is read on the cp.async path.
+//   copy_async(dst, ptrs, mask, other, check, ContiguousRows{}, known_mask, std::true_type{})
+//       the same, where the compiler has also checked, before the loop, that
+//       every run of 16 bytes is aligned and wholly masked on or off (K a
+//       multiple of 8 for bf16 tiles): a run takes one cp.async where its
+//       first element is unmasked and is `other` where it is not. Nothing
+//       else is tested, and there is no element-by-element path, whose
+//       per-element masks and pointers would hold registers across the loop.
+//       With std::false_type, what the compiler could not check, it is the
+//       call without it: generated code instantiates the loop with both
+//       (a Specialize statement, docs/architecture.md).
 //   commit_async()    closes this thread's group of copies;
 //   wait_async<N>()   waits until at most N of this thread's groups are in
 //                     flight, then synchronises the instance: what every
@@ -77,19 +87,28 @@ struct ContiguousRows {};
 struct AnyMask {};
 struct RowIntervals {};
 
-template <class T, int R, int C, class P, class M = NoMask, class O = NoOther, class K = Unchecked,
-          class Known = AnyPointers, class KnownMask = AnyMask>
-IRIS_HD void copy_async(SharedTile<T, R, C> dst, const P& ptr, const M& mask = {}, const O& other = {},
-                        const K& check = {}, Known = {}, KnownMask = {}) {
-  constexpr bool rows = std::is_same_v<Known, ContiguousRows>;
-  static_assert(std::is_same_v<pointee_t<P>, T>, "copy_async: the pointers must address the stage's element type");
+namespace detail {
+
+// The elements of a run: 16 bytes (one cp.async) where the layout's vec of T
+// makes them, or 4 or 8.
+template <class T, class L>
+constexpr int run_bytes = static_cast<int>(sizeof(T)) * L::vec;
+
+// Whether runs of the layout's vec go with one cp.async: on sm_80 and later,
+// runs in one row of 4, 8 or 16 bytes.
+template <class T, class L, int C>
+constexpr bool runs_by_cp_async =
+    IRIS_CP_ASYNC && C % L::vec == 0 && (run_bytes<T, L> == 4 || run_bytes<T, L> == 8 || run_bytes<T, L> == 16);
+
+// copy_async's general path: each run that is contiguous, aligned and
+// unmasked by one cp.async, the rest element by element.
+template <class Known, class KnownMask, class T, int R, int C, class P, class M, class O>
+IRIS_HD void copy_runs(SharedTile<T, R, C> dst, const P& ptr, const M& mask, const O& other) {
   using L = common_layout_t<P, M, O>;
-  static_assert(L::rows == R && L::cols == C, "copy_async: the pointer tile must have the stage's shape");
-  check_memory<Access::load>(check, ptr, mask);
-  if (!L::active()) return;
+  constexpr bool rows = std::is_same_v<Known, ContiguousRows>;
   constexpr int V = L::vec;
-  constexpr int bytes = static_cast<int>(sizeof(T)) * V;
-  constexpr bool async = IRIS_CP_ASYNC && C % V == 0 && (bytes == 4 || bytes == 8 || bytes == 16);
+  [[maybe_unused]] constexpr int bytes = run_bytes<T, L>;
+  constexpr bool async = runs_by_cp_async<T, L, C>;
   // Runs of V elements stay within a row (C % V == 0), so that contiguous
   // rows make each run contiguous.
   constexpr int step = (async || rows) && C % V == 0 ? V : 1;
@@ -107,7 +126,7 @@ IRIS_HD void copy_async(SharedTile<T, R, C> dst, const P& ptr, const M& mask = {
         whole = whole && (intervals || mask_at(mask, j0 + k)) && (rows || ptr[j0 + k] == first + k);
       if (whole) {
         const int f = L::index(j0);
-        detail::cp_async<bytes>(dst.at(f / C, f % C), first);
+        cp_async<bytes>(dst.at(f / C, f % C), first);
         continue;
       }
 #endif
@@ -118,6 +137,46 @@ IRIS_HD void copy_async(SharedTile<T, R, C> dst, const P& ptr, const M& mask = {
       const T* p = rows ? first + k : ptr[j];
       *dst.at(f / C, f % C) = mask_at(mask, j) ? *p : other_at<T>(other, j);
     }
+  }
+}
+
+// copy_async's path for runs of 16 bytes known to be aligned and wholly
+// masked on or off: the first element's mask decides for the run.
+template <class T, int R, int C, class P, class M, class O>
+IRIS_HD void copy_uniform_runs(SharedTile<T, R, C> dst, const P& ptr, const M& mask, const O& other) {
+#if IRIS_CP_ASYNC
+  using L = common_layout_t<P, M, O>;
+  IRIS_UNROLL
+  for (int j0 = 0; j0 < L::per_thread; j0 += L::vec) {
+    const int f = L::index(j0);
+    if (mask_at(mask, j0)) {
+      cp_async<16>(dst.at(f / C, f % C), ptr[j0]);
+    } else {
+      IRIS_UNROLL
+      for (int k = 0; k < L::vec; ++k) *dst.at(f / C, f % C + k) = other_at<T>(other, j0 + k);
+    }
+  }
+#else
+  (void)dst, (void)ptr, (void)mask, (void)other;
+#endif
+}
+
+}  // namespace detail
+
+template <class T, int R, int C, class P, class M = NoMask, class O = NoOther, class K = Unchecked,
+          class Known = AnyPointers, class KnownMask = AnyMask, class UniformRuns = std::false_type>
+IRIS_HD void copy_async(SharedTile<T, R, C> dst, const P& ptr, const M& mask = {}, const O& other = {},
+                        const K& check = {}, Known = {}, KnownMask = {}, UniformRuns = {}) {
+  static_assert(std::is_same_v<pointee_t<P>, T>, "copy_async: the pointers must address the stage's element type");
+  using L = common_layout_t<P, M, O>;
+  static_assert(L::rows == R && L::cols == C, "copy_async: the pointer tile must have the stage's shape");
+  check_memory<Access::load>(check, ptr, mask);
+  if (!L::active()) return;
+  if constexpr (UniformRuns::value && std::is_same_v<Known, ContiguousRows> && detail::runs_by_cp_async<T, L, C> &&
+                detail::run_bytes<T, L> == 16) {
+    detail::copy_uniform_runs(dst, ptr, mask, other);
+  } else {
+    detail::copy_runs<Known, KnownMask>(dst, ptr, mask, other);
   }
 }
 

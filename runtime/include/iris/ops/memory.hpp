@@ -39,6 +39,13 @@ template <class P>
 using pointee_t = typename pointee<P>::type;
 
 // Calls f(p) for every element pointer of this thread that the access touches.
+// Whether p is a multiple of Bytes: what a pipelined loop checks of its
+// copies' pointers before it takes their runs to be aligned (ops/copy_async.hpp).
+template <int Bytes, class T>
+IRIS_HD bool aligned(const T* p) {
+  return reinterpret_cast<std::uintptr_t>(p) % Bytes == 0;
+}
+
 template <class P, class M, class F>
 IRIS_HD void for_each_active(const P& ptr, const M& mask, F f) {
   if constexpr (std::is_pointer_v<P>) {
