@@ -59,6 +59,7 @@
 // Checked mode checks the copy's source like a load's.
 #pragma once
 
+#include <cstring>
 #include <type_traits>
 
 #include "iris/ops/block.hpp"
@@ -99,6 +100,16 @@ constexpr int run_bytes = static_cast<int>(sizeof(T)) * L::vec;
 template <class T, class L, int C>
 constexpr bool runs_by_cp_async =
     IRIS_CP_ASYNC && C % L::vec == 0 && (run_bytes<T, L> == 4 || run_bytes<T, L> == 8 || run_bytes<T, L> == 16);
+
+// Whether every bit of v is zero: the value a zero-filling copy leaves.
+template <class T>
+IRIS_HD bool bits_are_zero(const T& v) {
+  unsigned char bytes[sizeof(T)];
+  std::memcpy(bytes, &v, sizeof(T));
+  for (unsigned char b : bytes)
+    if (b) return false;
+  return true;
+}
 
 // copy_async's general path: each run that is contiguous, aligned and
 // unmasked by one cp.async, the rest element by element.
@@ -141,7 +152,10 @@ IRIS_HD void copy_runs(SharedTile<T, R, C> dst, const P& ptr, const M& mask, con
 }
 
 // copy_async's path for runs of 16 bytes known to be aligned and wholly
-// masked on or off: the first element's mask decides for the run.
+// masked on or off: the first element's mask decides for the run. A run is
+// one 16-byte chunk of the shared tile; a masked-off one is zero-filled by
+// the copy where `other` is zero (the usual case, which the compiler sees),
+// and written whole otherwise.
 template <class T, int R, int C, class P, class M, class O>
 IRIS_HD void copy_uniform_runs(SharedTile<T, R, C> dst, const P& ptr, const M& mask, const O& other) {
 #if IRIS_CP_ASYNC
@@ -149,11 +163,21 @@ IRIS_HD void copy_uniform_runs(SharedTile<T, R, C> dst, const P& ptr, const M& m
   IRIS_UNROLL
   for (int j0 = 0; j0 < L::per_thread; j0 += L::vec) {
     const int f = L::index(j0);
-    if (mask_at(mask, j0)) {
-      cp_async<16>(dst.at(f / C, f % C), ptr[j0]);
+    T* chunk = dst.at(f / C, f % C);
+    const bool on = mask_at(mask, j0);
+    T fill[L::vec];
+    bool zeros = true;
+    IRIS_UNROLL
+    for (int k = 0; k < L::vec; ++k) {
+      fill[k] = other_at<T>(other, j0 + k);
+      zeros = zeros && bits_are_zero(fill[k]);
+    }
+    if (on || zeros) {
+      cp_async_16_or_zeros(chunk, ptr[j0], on);
     } else {
-      IRIS_UNROLL
-      for (int k = 0; k < L::vec; ++k) *dst.at(f / C, f % C + k) = other_at<T>(other, j0 + k);
+      uint4 run;
+      std::memcpy(&run, fill, sizeof run);
+      *reinterpret_cast<uint4*>(chunk) = run;
     }
   }
 #else

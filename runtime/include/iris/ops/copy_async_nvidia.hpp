@@ -33,6 +33,14 @@ __device__ __forceinline__ void cp_async(void* dst, const void* src) {
     asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(shared), "l"(src), "n"(Bytes) : "memory");
 }
 
+// A 16-byte cp.async that reads `bytes` (16 or 0) of src and zero-fills the
+// rest: a masked-off run of a copy costs no branch and reads nothing.
+__device__ __forceinline__ void cp_async_16_or_zeros(void* dst, const void* src, bool read) {
+  const auto shared = static_cast<uint32_t>(__cvta_generic_to_shared(dst));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(shared), "l"(src), "r"(read ? 16 : 0)
+               : "memory");
+}
+
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 
 // Waits until at most Pending of this thread's committed groups are in flight.
