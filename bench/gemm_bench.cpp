@@ -2,50 +2,55 @@
 // that bench/gemm_bench.py runs it on torch's tensors and stream, beside
 // torch.matmul (cuBLAS) and Triton, on the same inputs in the same process.
 //
-// A config is one instantiation of matmul's tile sizes; the script times
-// each and keeps the fastest per shape, as Triton's autotuner does. The kernel
+// A config is one instantiation of matmul's tile sizes and pipeline stages,
+// named BMxBNxBK/S; the script times each and keeps the fastest per shape,
+// as Triton's autotuner does. The kernel
 // touches no symmetric heap, so it runs with an empty device context.
 #include "gemm.iris.hpp"
 
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <vector>
 
 namespace {
 
 // Launches C = A x B of `dtype`'s elements (0: bf16, 1: f16).
 using Launch = void (*)(void*, void*, void*, int, int, int, iris::Stream);
 struct Config {
-  const char* name;
+  int bm, bn, bk, stages;
   Launch launch[2];
 };
 
 // No heap and one rank: what a kernel that uses neither needs.
 const iris::DeviceContext kNoHeap{nullptr, 0, 0, 1, nullptr, nullptr};
 
-template <class T, int BM, int BN, int BK>
+template <class T, int BM, int BN, int BK, int S>
 void launch(void* a, void* b, void* c, int m, int n, int k, iris::Stream stream) {
   const int tiles = ((m + BM - 1) / BM) * ((n + BN - 1) / BN);
-  iris_kernels::matmul<T, BM, BN, BK, 8>::launch({tiles}, kNoHeap, static_cast<T*>(a), static_cast<T*>(b),
-                                                  static_cast<T*>(c), m, n, k, stream);
+  iris_kernels::matmul<T, BM, BN, BK, 8, S>::launch({tiles}, kNoHeap, static_cast<T*>(a), static_cast<T*>(b),
+                                                     static_cast<T*>(c), m, n, k, stream);
 }
 
-template <int BM, int BN, int BK>
-constexpr Config config(const char* name) {
-  return {name, {launch<iris::bfloat16, BM, BN, BK>, launch<iris::half, BM, BN, BK>}};
+template <int BM, int BN, int BK, int S>
+constexpr Config config() {
+  return {BM, BN, BK, S, {launch<iris::bfloat16, BM, BN, BK, S>, launch<iris::half, BM, BN, BK, S>}};
 }
 
+// At most 227 KiB of shared memory: S * (BM + BN) * BK * 2 bytes.
 constexpr Config kConfigs[] = {
-    config<128, 128, 32>("128x128x32"),
-    config<128, 64, 32>("128x64x32"),
-    config<64, 128, 32>("64x128x32"),
-    config<64, 64, 32>("64x64x32"),
-    config<128, 128, 64>("128x128x64"),
-    config<128, 64, 64>("128x64x64"),
-    config<64, 128, 64>("64x128x64"),
-    config<128, 256, 32>("128x256x32"),
-    config<128, 256, 64>("128x256x64"),
+    config<128, 128, 32, 4>(), config<128, 64, 32, 4>(),  config<128, 128, 64, 4>(),
+    config<128, 64, 64, 4>(),  config<128, 256, 32, 4>(), config<128, 256, 64, 4>(),
+    config<128, 256, 64, 3>(), config<128, 256, 32, 6>(), config<128, 128, 64, 5>(),
 };
+
+const std::vector<std::string> kNames = [] {
+  std::vector<std::string> names;
+  for (const Config& c : kConfigs)
+    names.push_back(std::to_string(c.bm) + "x" + std::to_string(c.bn) + "x" + std::to_string(c.bk) + "/" +
+                    std::to_string(c.stages));
+  return names;
+}();
 
 std::string last_error;
 
@@ -56,7 +61,7 @@ extern "C" {
 int iris_gemm_configs() { return static_cast<int>(std::size(kConfigs)); }
 
 const char* iris_gemm_config_name(int config) {
-  return config >= 0 && config < iris_gemm_configs() ? kConfigs[config].name : "";
+  return config >= 0 && config < iris_gemm_configs() ? kNames[config].c_str() : "";
 }
 
 // C = A x B for contiguous row-major matrices of bf16 (dtype 0) or f16

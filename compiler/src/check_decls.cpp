@@ -362,6 +362,18 @@ void Checker::check_for(Stmt* s) {
         diags_.error(DiagKind::LoopStepNotPositive, s->step->range, *c->value);
     }
   }
+  // The stages of the loop's pipeline (where it gets one): a compile-time
+  // integer, at least one ring tile being filled, one being read and one
+  // that the last iteration's dot may still read.
+  if (s->stages) {
+    Type stages = check_value(s->stages);
+    if (!stages.is_error() && (!stages.is_integer() || stages.is_tile())) {
+      diags_.error(DiagKind::LoopStagesInvalid, s->stages->range, fmt::format("'{}'", stages.str()));
+    } else if (auto c = stages.is_error() ? std::nullopt : require_constant(s->stages, "a loop's stages");
+               c && c->value && !c->symbolic && *c->value < 3) {
+      diags_.error(DiagKind::LoopStagesInvalid, s->stages->range, *c->value);
+    }
+  }
   push_scope();
   s->binding = bind(Binding::Kind::LoopVar, s->name, s->name_range, instance_type(s, s->name_range, t));
   ++loop_depth_;

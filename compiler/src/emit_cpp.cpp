@@ -75,7 +75,7 @@ std::string type_cpp(const TirType& t) {
   if (!t.is_tile()) return element_cpp(t);
   if (t.layout == TirLayout::Shared) return fmt::format("iris::SharedTile<{}, {}>", element_cpp(t), dims_cpp(t));
   if (t.layout == TirLayout::Stages)
-    return fmt::format("iris::SharedStages<{}, {}, {}>", element_cpp(t), dims_cpp(t), t.stages);
+    return fmt::format("iris::SharedStages<{}, {}, {}>", element_cpp(t), dims_cpp(t), t.stages.text());
   std::string layout = layout_cpp(t);
   return fmt::format("iris::{}<{}, {}{}>", t.dims.size() == 1 ? "Tile" : "Tile2", element_cpp(t), dims_cpp(t),
                      layout.empty() ? "" : ", " + layout);

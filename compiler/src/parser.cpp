@@ -466,8 +466,9 @@ class Parser {
     return s;
   }
 
-  // for_stmt = "for" IDENT "in" expr ".." expr [ "step" expr ] block ;
-  // `step` is a keyword only here, so programs may still name things step.
+  // for_stmt = "for" IDENT "in" expr ".." expr [ "step" expr ] [ "stages" expr ] block ;
+  // `step` and `stages` are keywords only here, so programs may still name
+  // things step and stages.
   Stmt* for_stmt() {
     llvm::SMLoc begin = advance().loc();
     auto* s = module_.make<Stmt>();
@@ -485,6 +486,10 @@ class Parser {
     if (at(TokenKind::Identifier) && tok().text == "step") {
       advance();
       if (!(s->step = expr())) return nullptr;
+    }
+    if (at(TokenKind::Identifier) && tok().text == "stages") {
+      advance();
+      if (!(s->stages = expr())) return nullptr;
     }
     if (!(s->body = block())) return nullptr;
     s->range = from(begin);

@@ -5,21 +5,22 @@
 //
 // The loads whose tiles only feed dots become asynchronous copies into rings
 // of S tiles in shared memory (Shared statements, carved from the kernel's
-// dynamic shared memory), kLookahead iterations ahead, and dot reads its
-// operands where they landed:
+// dynamic shared memory), L = S - 2 iterations ahead, and dot reads its
+// operands where they landed. S is the loop's `stages` where the program
+// chose (a constant or a compile-time parameter), else kLookahead + 2:
 //   for k in lo .. hi step s {           if lo < hi {
 //       let a = load(P(k));               shared a_stages (S tiles)
-//       acc = dot(a, b, acc);      ->     copy_async(P(lo + i s), a_stages[i])  (i < kLookahead, each but
-//   }                                     commit_async()                         the first if lo + i s < hi)
+//       acc = dot(a, b, acc);      ->     for i in 0 .. L { if lo + i s < hi { copy_async(P(lo + i s), a_stages[i]) }
+//   }                                                       commit_async() }
 //                                         var stage = 0;
 //                                         for k in lo .. hi step s {
-//                                             wait_async(kLookahead - 1)   (stage `stage` has landed, and
+//                                             wait_async(L - 1)   (stage `stage` has landed, and
 //                                                    everyone is past the last iteration's wait_dots)
 //                                             let a = a_stages[stage];
 //                                             acc = dot(a, b, acc) [pipelined];
 //                                             wait_dots(1, acc)      (the last iteration's dot is done)
-//                                             if k + kLookahead s < hi {
-//                                                 copy_async(P(k + kLookahead s), a_stages[(stage + kLookahead) % S])
+//                                             if k + L s < hi {
+//                                                 copy_async(P(k + L s), a_stages[(stage + L) % S])
 //                                             }
 //                                             commit_async()
 //                                             stage = (stage + 1) % S;
@@ -28,15 +29,15 @@
 //                                         wait_async(0)        (the rings may be filled again)
 //                                       }
 // Every iteration commits one group, empty or not, so that "at most
-// kLookahead - 1 groups in flight" always means "this iteration's has landed".
+// L - 1 groups in flight" always means "this iteration's has landed".
 // A pipelined dot may still be running when the next iteration's dot starts
 // (Hopper's wgmma is asynchronous), so that the tensor cores never wait for
 // the threads: its accumulator is complete only once a wait_dots that is
 // given it returns, and only a dot whose accumulator no other statement of
 // the body touches is pipelined. The stage that an iteration's copies refill
 // was read by the dots two iterations back, which every thread has waited
-// for before this iteration's wait_async: S = kLookahead + 2 (with pipelined
-// dots; kLookahead + 1 without, whose dots are done when they return).
+// for before this iteration's wait_async: L = S - 2 (with pipelined dots;
+// S - 1 without, whose dots are done when they return).
 // A copy whose runs of 16 bytes the pass can show to be aligned and wholly
 // masked on or off under a run-time condition (uniform_runs) gets the flag of
 // a Specialize statement around the whole pipeline, which the C++ compiles
@@ -68,6 +69,8 @@
 // and the bounds may be evaluated again.
 #include "irisc/passes.h"
 #include "irisc/tir_walk.h"
+
+#include <fmt/format.h>
 
 #include <functional>
 #include <optional>
@@ -257,7 +260,10 @@ class Pipeliner {
   void stage_in_shared_memory(TirStmt& block, size_t index) {
     TirStmt* body = loop_->body;
     const std::vector<TirVar*> accumulators = mark_pipelined_dots(*body);
-    stages_ = kLookahead + (accumulators.empty() ? 1 : 2);
+    // The stages the program chose, or enough for kLookahead; the copies run
+    // S - 2 iterations ahead (S - 1 where no dot is pipelined).
+    behind_ = accumulators.empty() ? 1 : 2;
+    stages_ = loop_->stages ? *loop_->stages : Shape{{}, kLookahead + behind_};
     std::vector<TirStmt*> before;
     // One ring per load (a let read by two dots is one load), each after the last.
     std::unordered_map<const TirValue*, TirVar*> rings;
@@ -291,19 +297,21 @@ class Pipeliner {
       }
     uniform_flag_ = condition ? m_.make_var("uniform_runs", condition->type) : nullptr;
 
-    // The first kLookahead iterations' copies, each group committed (the
-    // first iteration runs: the whole is guarded by the loop's bounds).
-    for (int i = 0; i < kLookahead; ++i) {
-      LoopValue iteration = [&, i] { return plus_steps(clone(loop_->low, nullptr), i); };
-      std::vector<TirStmt*> copies;
-      for (const auto& [load, ring] : ring_order)
-        copies.push_back(eval(copy_async(load, iteration, stage(ring, constant(i)))));
-      if (i == 0)
-        before.insert(before.end(), copies.begin(), copies.end());
-      else
-        before.push_back(guarded(compare(iteration(), clone(loop_->high, nullptr)), copies));
-      before.push_back(eval(sync_op(TirOp::CommitAsync, nullptr)));
-    }
+    // The first iterations' copies, one committed group each, in a loop over
+    // the lookahead (a constant of the C++, which unrolls it).
+    TirVar* ahead = m_.make_var("prologue", i32_type());
+    LoopValue iteration = [&] { return plus_steps(clone(loop_->low, nullptr), read(ahead)); };
+    std::vector<TirStmt*> prologue_copies;
+    for (const auto& [load, ring] : ring_order)
+      prologue_copies.push_back(eval(copy_async(load, iteration, stage(ring, read(ahead)))));
+    TirStmt* prologue = m_.make_stmt(TirStmtKind::For, loop_->loc);
+    prologue->var = ahead;
+    prologue->low = constant(0);
+    prologue->high = stages_minus(behind_);
+    prologue->body = m_.make_stmt(TirStmtKind::Block, loop_->loc);
+    prologue->body->stmts = {guarded(compare(iteration(), clone(loop_->high, nullptr)), prologue_copies),
+                             eval(sync_op(TirOp::CommitAsync, nullptr))};
+    before.push_back(prologue);
     TirVar* slot = m_.make_var("stage", i32_type());
     TirStmt* declare_slot = m_.make_stmt(TirStmtKind::Var, loop_->loc);
     declare_slot->var = slot;
@@ -313,13 +321,13 @@ class Pipeliner {
     // In the loop: wait for this iteration's stage; after this iteration's
     // dots, for the last iteration's; then issue the copies kLookahead
     // iterations ahead and commit them.
-    body->stmts.insert(body->stmts.begin(), eval(wait_async(kLookahead - 1)));
+    body->stmts.insert(body->stmts.begin(), eval(wait_async(stages_minus(behind_ + 1))));
     if (!accumulators.empty()) body->stmts.push_back(eval(wait_dots(1, accumulators)));
-    LoopValue ahead = [&] { return plus_steps(loop_var(), kLookahead); };
+    LoopValue later = [&] { return plus_steps(loop_var(), stages_minus(behind_)); };
     std::vector<TirStmt*> copies;
     for (const auto& [load, ring] : ring_order)
-      copies.push_back(eval(copy_async(load, ahead, stage(ring, next_slot(slot, kLookahead)))));
-    body->stmts.push_back(guarded(compare(ahead(), clone(loop_->high, nullptr)), copies));
+      copies.push_back(eval(copy_async(load, later, stage(ring, next_slot(slot, stages_minus(behind_))))));
+    body->stmts.push_back(guarded(compare(later(), clone(loop_->high, nullptr)), copies));
     body->stmts.push_back(eval(sync_op(TirOp::CommitAsync, nullptr)));
 
     // The dots read the stage this iteration's copies landed in.
@@ -339,7 +347,7 @@ class Pipeliner {
     }
     TirStmt* advance = m_.make_stmt(TirStmtKind::Assign, loop_->loc);
     advance->var = slot;
-    advance->value = next_slot(slot, 1);
+    advance->value = next_slot(slot, constant(1));
     body->stmts.push_back(advance);
 
     // Only where the loop runs at all: a path that skips the loop would join
@@ -349,7 +357,7 @@ class Pipeliner {
     std::vector<TirStmt*> pipeline = std::move(before);
     pipeline.push_back(block.stmts[index]);
     if (!accumulators.empty()) pipeline.push_back(eval(wait_dots(0, accumulators)));
-    pipeline.push_back(eval(wait_async(0)));
+    pipeline.push_back(eval(wait_async(constant(0))));
     if (uniform_flag_) {
       TirStmt* specialize = m_.make_stmt(TirStmtKind::Specialize, loop_->loc);
       specialize->var = uniform_flag_;
@@ -387,7 +395,7 @@ class Pipeliner {
     return accumulators;
   }
 
-  TirValue* wait_async(int pending) { return sync_op(TirOp::WaitAsync, constant(pending)); }
+  TirValue* wait_async(TirValue* pending) { return sync_op(TirOp::WaitAsync, pending); }
 
   TirValue* wait_dots(int pending, const std::vector<TirVar*>& accumulators) {
     TirValue* wait = sync_op(TirOp::WaitDots, constant(pending));
@@ -627,15 +635,24 @@ class Pipeliner {
   TirValue* stage(const TirVar* ring, TirValue* slot) {
     TirType type = ring->type;
     type.layout = TirLayout::Shared;
-    type.stages = 0;
+    type.stages = Shape{{}, 0};
     TirValue* v = m_.make_value(TirOp::StageAt, type, loop_->loc);
     v->operands = {read(ring), slot};
     return v;
   }
 
   // (slot + by) % S.
-  TirValue* next_slot(const TirVar* slot, int by) {
-    return binary(TirOp::Mod, binary(TirOp::Add, read(slot), constant(by)), constant(stages_));
+  TirValue* next_slot(const TirVar* slot, TirValue* by) {
+    return binary(TirOp::Mod, binary(TirOp::Add, read(slot), by), stages_minus(0));
+  }
+
+  // S - n, a constant of the C++ (a template argument where S is a
+  // compile-time parameter's).
+  TirValue* stages_minus(int n) {
+    if (stages_.symbol.empty()) return constant(static_cast<int>(*stages_.value) - n);
+    TirValue* v = m_.make_value(TirOp::NamedConstant, i32_type(), loop_->loc);
+    v->text = n == 0 ? stages_.symbol : m_.save(fmt::format("({} - {})", stages_.symbol, n));
+    return v;
   }
 
   TirValue* sync_op(TirOp op, TirValue* operand) {
@@ -652,7 +669,7 @@ class Pipeliner {
     for (size_t i = 0; i < body->stmts.size(); ++i)
       if (body->stmts[i]->kind != TirStmtKind::Let) first_dot = std::min(first_dot, i);
     LoopValue low = [&] { return clone(loop_->low, nullptr); };
-    LoopValue next = [&] { return plus_steps(loop_var(), 1); };
+    LoopValue next = [&] { return plus_steps(loop_var(), constant(1)); };
     std::unordered_map<const TirValue*, TirVar*> next_tiles;  // one per load (a let read by two dots is one)
     for (const Operand& o : operands_) {
       TirVar*& next_tile = next_tiles[o.load];
@@ -736,12 +753,9 @@ class Pipeliner {
 
   TirValue* loop_var() { return read(loop_->var); }
 
-  // k + n * step (n without a step), in the loop variable's type.
-  TirValue* plus_steps(TirValue* k, int n) {
-    if (n == 0) return k;
-    TirValue* count = m_.make_value(TirOp::Constant, loop_->var->type, loop_->loc);
-    count->int_bits = static_cast<uint64_t>(n);
-    TirValue* distance = loop_->step ? binary(TirOp::Mul, count, clone(loop_->step, nullptr)) : count;
+  // k + n * step (n without a step).
+  TirValue* plus_steps(TirValue* k, TirValue* n) {
+    TirValue* distance = loop_->step ? binary(TirOp::Mul, n, clone(loop_->step, nullptr)) : n;
     return binary(TirOp::Add, k, distance);
   }
 
@@ -760,7 +774,8 @@ class Pipeliner {
   const TirStmt* loop_ = nullptr;
   std::unordered_map<const TirVar*, TirValue*> lets_;  // the loop body's lets, by variable
   std::vector<Operand> operands_;                     // the loop's loaded dot operands
-  int stages_ = 0;                                    // the tiles of each of the loop's rings
+  Shape stages_;                                       // the tiles of each of the loop's rings
+  int behind_ = 0;  // S minus how far ahead the copies run: 2 with pipelined dots, else 1
   std::unordered_set<const TirValue*> uniform_loads_;  // the loads whose copies read uniform_flag_
   TirVar* uniform_flag_ = nullptr;
   int64_t run_elements_ = 0;  // uniform_runs: the elements of a run of the load analysed

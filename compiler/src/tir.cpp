@@ -65,7 +65,7 @@ std::string TirType::str() const {
     case TirLayout::Blocked: laid_out = "blocked"; break;
     case TirLayout::Dot: laid_out = fmt::format("dot({})", operand); break;
     case TirLayout::Shared: laid_out = "shared"; break;
-    case TirLayout::Stages: laid_out = fmt::format("stages({})", stages); break;
+    case TirLayout::Stages: laid_out = fmt::format("stages({})", stages.text()); break;
     case TirLayout::Copy: laid_out = fmt::format("copy({})", operand); break;
   }
   return fmt::format("tile<{}, {}{}>", element, shape, laid_out);

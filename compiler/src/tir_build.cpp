@@ -240,6 +240,9 @@ class Builder {
         t->low = expr(s->low);
         t->high = expr(s->high);
         if (s->step) t->step = expr(s->step, &s->binding->type);
+        if (const Expr* stages = s->stages; stages && stages->constant)
+          t->stages = Shape{stages->constant->symbolic ? stages->constant->symbol : std::string_view{},
+                            stages->constant->value};
         t->var = variable(s->binding, s->binding->type);
         break;
       case StmtKind::Return:

@@ -96,7 +96,8 @@ class TirPrinter {
         }
         return;
       case TirStmtKind::For:
-        out_ << fmt::format("for {}: {} in {} .. {}{}{}:\n", name(s->var), s->var->type.str(), low, high, step,
+        out_ << fmt::format("for {}: {} in {} .. {}{}{}{}:\n", name(s->var), s->var->type.str(), low, high, step,
+                            s->stages ? " stages " + s->stages->text() : "",
                             s->end_name.empty() ? "" : " [end " + s->end_name + "]");
         body(s->body, depth);
         return;

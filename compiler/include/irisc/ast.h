@@ -142,6 +142,7 @@ struct Stmt {
   Expr* low = nullptr;              // For
   Expr* high = nullptr;             // For
   Expr* step = nullptr;             // For (null: 1)
+  Expr* stages = nullptr;           // For: its pipeline's stages (null: the compiler's choice)
   Stmt* body = nullptr;             // If (then), For, While
   Stmt* else_body = nullptr;        // If
   std::vector<Stmt*> stmts;         // Block

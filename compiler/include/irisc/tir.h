@@ -79,7 +79,7 @@ struct TirType {
   TirLayout layout = TirLayout::None;
   ScalarKind dot_operand = ScalarKind::I32;  // Dot: the element type of dot's operands; Copy: the copied type
   std::string_view dot_operand_param;        // ... where that is a type parameter
-  int stages = 0;                            // Stages: how many tiles the ring holds
+  Shape stages{{}, 0};                       // Stages: how many tiles the ring holds
 
   bool is_void() const { return kind == Kind::Void; }
   bool is_pointer() const { return kind == Kind::Pointer; }
@@ -178,6 +178,7 @@ struct TirStmt {
   TirValue* low = nullptr;    // For
   TirValue* high = nullptr;   // For
   TirValue* step = nullptr;   // For; null: 1
+  std::optional<Shape> stages;  // For: the tiles of each ring of its pipeline, where the program chose
   TirStmt* body = nullptr;    // If (then), For, While, Specialize
   TirStmt* else_body = nullptr;  // If
   std::vector<TirStmt*> stmts;   // Block
