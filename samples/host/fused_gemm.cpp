@@ -35,12 +35,13 @@
 // atomic one is zeroed), as are the scratch buffers.
 //
 // Two calls back to back. Each mode zeroes its flags and finish()'s sync,
-// passes a host barrier, and then calls its kernel twice in a row with epochs 1
-// and 2, with no host barrier between the calls or before the checks: call 2 has
-// its own inputs (other matrices) and outputs but shares the flags, scratch
-// buffers and sync with call 1, so a flag that is not ahead of the previous call,
-// or a call that returns before its peers have delivered, shows as a wrong or
-// poisoned element (and, in checked builds, as a race).
+// passes a host barrier, and then calls its kernel twice in a row (which takes
+// epochs 1 and 2 from sync, on the device), with no host barrier between the
+// calls or before the checks: call 2 has its own inputs (other matrices) and
+// outputs but shares the flags, scratch buffers and sync with call 1, so a flag
+// that is not ahead of the previous call, or a call that returns before its
+// peers have delivered, shows as a wrong or poisoned element (and, in checked
+// builds, as a race).
 //
 // Tolerance. As in gemm (gemm.cpp derives it): the reference is the product in
 // double of the same bf16 inputs, ref = sum_k a_ik b_kj with S = sum_k |a_ik b_kj|,
@@ -281,52 +282,47 @@ int main(int argc, char** argv) {
         const int comm32 = split ? static_cast<int>(comm) : 0;
         const int grid = split ? static_cast<int>(std::clamp<long long>(programs - comm, 1, tiles)) + comm32
                                : static_cast<int>(std::min<long long>(tiles, programs));
-        std::function<void(int, int64_t)> launch;  // launch(call, epoch); the kernels' default tiles
+        std::function<void(int)> launch;  // launch(call); the kernels' default tiles
         if (mode == "all_scatter") {
-          launch = [&](int call, int64_t epoch) {
+          launch = [&](int call) {
             iris_kernels::gemm_all_scatter<>::launch({grid}, ctx, a[call], b[call], c[call], m32, n32, k32, n_local,
-                                                     lda32, ldb32, ldc32, kGroupM, sync, epoch);
+                                                     lda32, ldb32, ldc32, kGroupM, sync);
           };
         } else if (mode == "all_scatter_split") {
-          launch = [&](int call, int64_t epoch) {
+          launch = [&](int call) {
             iris_kernels::gemm_all_scatter_split<>::launch({grid}, ctx, a[call], b[call], c[call], m32, n32, k32,
-                                                           n_local, lda32, ldb32, ldc32, kGroupM, flags, comm32, sync,
-                                                           epoch);
+                                                           n_local, lda32, ldb32, ldc32, kGroupM, flags, comm32, sync);
           };
         } else if (mode == "all_reduce") {
-          launch = [&](int call, int64_t epoch) {
+          launch = [&](int call) {
             iris_kernels::gemm_all_reduce<>::launch({grid}, ctx, a[call], b[call], c[call], scratch, flags, m32, n32,
-                                                    k_mine, lda32, ldb32, ldc32, kGroupM, sync, epoch);
+                                                    k_mine, lda32, ldb32, ldc32, kGroupM, sync);
           };
         } else if (mode == "reduce_scatter") {
-          launch = [&](int call, int64_t epoch) {
+          launch = [&](int call) {
             iris_kernels::gemm_reduce_scatter<>::launch({grid}, ctx, a[call], b[call], c[call], scratch, flags, m32,
-                                                        n32, k_mine, m_local, lda32, ldb32, ldc32, kGroupM, sync,
-                                                        epoch);
+                                                        n32, k_mine, m_local, lda32, ldb32, ldc32, kGroupM, sync);
           };
         } else if (mode == "reduce_scatter_atomic") {
-          launch = [&](int call, int64_t epoch) {
+          launch = [&](int call) {
             iris_kernels::gemm_reduce_scatter_atomic<>::launch({grid}, ctx, a[call], b[call], c32[call], m32, n32,
-                                                               k_mine, m_local, lda32, ldb32, ldc32, kGroupM, sync,
-                                                               epoch);
+                                                               k_mine, m_local, lda32, ldb32, ldc32, kGroupM, sync);
           };
         } else if (mode == "all_gather_pull") {
-          launch = [&](int call, int64_t epoch) {
+          launch = [&](int call) {
             iris_kernels::all_gather_gemm_pull<>::launch({grid}, ctx, a[call], b[call], c[call], m32, n32, k32,
-                                                         m_local, lda32, ldb32, ldc32, kGroupM, sync, epoch);
+                                                         m_local, lda32, ldb32, ldc32, kGroupM, sync);
           };
         } else {  // all_gather_push
-          launch = [&](int call, int64_t epoch) {
+          launch = [&](int call) {
             iris_kernels::all_gather_gemm_push<>::launch({grid}, ctx, a[call], b[call], c[call], a_full, flags, m32,
-                                                         n32, k32, m_local, lda32, ldb32, ldc32, kGroupM, comm32, sync,
-                                                         epoch);
+                                                         n32, k32, m_local, lda32, ldb32, ldc32, kGroupM, comm32, sync);
           };
         }
 
         // Back to back: no host barrier between the calls, nor before the checks.
-        int64_t epoch = 0;
-        launch(0, ++epoch);
-        launch(1, ++epoch);
+        launch(0);
+        launch(1);
 
         if (opt.validate) {
           const bool reduced = !scatter && !gather;
@@ -373,7 +369,7 @@ int main(int argc, char** argv) {
           }
         }
         if (opt.bench) {
-          const double t = sample::median_seconds(rank, opt.repeats, [&] { launch(0, ++epoch); });
+          const double t = sample::median_seconds(rank, opt.repeats, [&] { launch(0); });
           const double all = 2.0 * static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K) *
                              (gather ? world : 1);
           if (me == 0)

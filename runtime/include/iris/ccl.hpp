@@ -43,16 +43,16 @@
 // CPU it runs before the call returns). When that kernel has completed on a
 // rank, every rank has done its part of the call: outputs are complete
 // everywhere, and inputs may be overwritten (the kernels end with
-// finish(sync, epoch), epochs advancing by one per call). So calls may follow
-// each other on one stream without a host barrier between them, an output of
-// one the input of the next; the host reads an output once the stream is done
-// (Rank::barrier() waits for it, or hipStreamSynchronize). Two rules remain, as
-// for the fused operations: what the host writes into a buffer that other
-// ranks read must be done on every rank before any rank starts the call (a
-// host barrier after writing it); and an output that other ranks write (push's
-// all_gather and all_to_all, broadcast, two_shot, ring) may receive their data
-// as soon as any rank has started the call, so the host must be done with it
-// before then.
+// finish(sync, epoch), epochs advancing by one per call on the device). So
+// calls may follow each other on one stream without a host barrier between
+// them, an output of one the input of the next; the host reads an output once
+// the stream is done (Rank::barrier() waits for it, or hipStreamSynchronize).
+// Two rules remain, as for the fused operations: what the host writes into a
+// buffer that other ranks read must be done on every rank before any rank
+// starts the call (a host barrier after writing it); and an output that other
+// ranks write (push's all_gather and all_to_all, broadcast, two_shot, ring) may
+// receive their data as soon as any rank has started the call, so the host
+// must be done with it before then.
 //
 // Errors. Every argument is checked before anything is launched, and then the
 // ranks compare their calls (Rank::agree: the collective, type, operation,
@@ -61,6 +61,18 @@
 // call's name ("iris::ccl::all_gather: ..."), or, where the ranks' calls
 // differ, names what each rank called. The comparison is a host rendezvous per
 // call (no wait for the device); Config::compare_calls = false leaves it out.
+//
+// CUDA graphs. The calls may be captured on a stream (hipStreamBeginCapture
+// with hipStreamCaptureModeThreadLocal or Relaxed, on every rank, the same
+// calls) and the graph replayed: no argument of a launch changes from call to
+// call, since each kernel takes its epoch from the workspace's words on the
+// device (begin_epoch of iris/ccl.iris) and raises it when it completes, so
+// that a replay waits for the peers' replays as the captured calls did. The
+// checks and the comparison across ranks happen once, at capture. Before
+// capturing, make each call once outside the capture (or reserve the
+// workspace), since a workspace that grows synchronises the device. A replay
+// (hipGraphLaunch) is not a launch of the runtime: Rank::barrier() does not
+// wait for it, hipStreamSynchronize does.
 #pragma once
 
 #include "iris/host.hpp"
@@ -372,12 +384,12 @@ void exchange(Workspace& ws, const Call& call, const T* input, std::size_t input
       },
       [](const Plan&) { return std::size_t(0); });
   if (call.count == 0) return;
-  const std::int64_t epoch = ws.next_epoch();
+  ws.count_call();
   const int n = static_cast<int>(call.count / static_cast<std::size_t>(rank.world_size()));
   with_block(plan.block, [&](auto block_constant) {
     constexpr std::int32_t B = decltype(block_constant)::value;
     auto launch = plan.algorithm == Algorithm::push ? &Push<T, B>::launch : &OneShot<T, B>::launch;
-    launch(grid_of(n, B), rank.device_context(), library::mutable_ptr(input), output, n, ws.sync(), epoch, stream);
+    launch(grid_of(n, B), rank.device_context(), library::mutable_ptr(input), output, n, ws.sync(), stream);
   });
 }
 
@@ -435,7 +447,7 @@ void all_reduce(Workspace& ws, const T* input, T* output, std::size_t count, Op 
   } else if (plan.algorithm == Algorithm::ring) {
     ws.reserve(static_cast<std::size_t>(2 * (world - 1) * tiles), (world - 1) * chunk * sizeof(T));
   }
-  const std::int64_t epoch = ws.next_epoch();
+  ws.count_call();
   const DeviceContext ctx = rank.device_context();
   const int n = static_cast<int>(count);
   const Grid grid{static_cast<int>(tiles)};
@@ -446,18 +458,18 @@ void all_reduce(Workspace& ws, const T* input, T* output, std::size_t count, Op 
     switch (plan.algorithm) {
       case Algorithm::push:
         kernels::ccl_all_reduce_push<T, OP, B>::launch(grid, ctx, in, output, n, scratch, ws.flags(), ws.sync(),
-                                                        epoch, stream);
+                                                        stream);
         break;
       case Algorithm::two_shot:
         kernels::ccl_all_reduce_two_shot<T, OP, B>::launch(grid, ctx, in, output, n, static_cast<int>(chunk),
-                                                            ws.sync(), epoch, stream);
+                                                            ws.sync(), stream);
         break;
       case Algorithm::ring:
         kernels::ccl_all_reduce_ring<T, OP, B>::launch(grid, ctx, in, output, n, static_cast<int>(chunk), scratch,
-                                                        ws.flags(), ws.sync(), epoch, stream);
+                                                        ws.flags(), ws.sync(), stream);
         break;
       default:
-        kernels::ccl_all_reduce_one_shot<T, OP, B>::launch(grid, ctx, in, output, n, ws.sync(), epoch, stream);
+        kernels::ccl_all_reduce_one_shot<T, OP, B>::launch(grid, ctx, in, output, n, ws.sync(), stream);
         break;
     }
   });
@@ -495,7 +507,7 @@ void reduce_scatter(Workspace& ws, const T* input, T* output, std::size_t count,
   if (count == 0) return;
   const std::int64_t tiles = library::ceil_div(static_cast<std::int64_t>(block), plan.block);
   if (plan.algorithm == Algorithm::push) ws.reserve(static_cast<std::size_t>(world * tiles), count * sizeof(T));
-  const std::int64_t epoch = ws.next_epoch();
+  ws.count_call();
   const DeviceContext ctx = rank.device_context();
   const int n = static_cast<int>(block);
   const Grid grid{static_cast<int>(tiles)};
@@ -504,10 +516,10 @@ void reduce_scatter(Workspace& ws, const T* input, T* output, std::size_t count,
     if (plan.algorithm == Algorithm::push) {
       kernels::ccl_reduce_scatter_push<T, OP, B>::launch(grid, ctx, library::mutable_ptr(input), output, n,
                                                           static_cast<T*>(ws.scratch()), ws.flags(), ws.sync(),
-                                                          epoch, stream);
+                                                          stream);
     } else {
       kernels::ccl_reduce_scatter_one_shot<T, OP, B>::launch(grid, ctx, library::mutable_ptr(input), output, n,
-                                                              ws.sync(), epoch, stream);
+                                                              ws.sync(), stream);
     }
   });
 }
@@ -535,13 +547,13 @@ void broadcast(Workspace& ws, T* buffer, std::size_t count, int root, Stream str
       [&](const detail::Plan&) { return std::array<detail::Buffer, 1>{{{"buffer", buffer, count, true}}}; },
       [](const detail::Plan&) { return std::size_t(0); });
   if (count == 0) return;
-  const std::int64_t epoch = ws.next_epoch();
+  ws.count_call();
   const int n = static_cast<int>(count);
   detail::with_block(plan.block, [&](auto block_constant) {
     constexpr std::int32_t B = decltype(block_constant)::value;
     auto launch = plan.algorithm == Algorithm::push ? &kernels::ccl_broadcast_push<T, B>::launch
                                                     : &kernels::ccl_broadcast_one_shot<T, B>::launch;
-    launch(detail::grid_of(n, B), rank.device_context(), buffer, n, root, ws.sync(), epoch, stream);
+    launch(detail::grid_of(n, B), rank.device_context(), buffer, n, root, ws.sync(), stream);
   });
 }
 
@@ -553,7 +565,8 @@ inline void barrier(Workspace& ws, Stream stream = {}, const Config& config = {}
   (void)detail::agreed_plan(
       rank, call, config, false, [](const detail::Plan&) { return std::array<detail::Buffer, 0>{}; },
       [](const detail::Plan&) { return std::size_t(0); });
-  kernels::ccl_barrier::launch({1}, rank.device_context(), ws.sync(), ws.next_epoch(), stream);
+  ws.count_call();
+  kernels::ccl_barrier::launch({1}, rank.device_context(), ws.sync(), stream);
 }
 
 #undef IRIS_CCL_ELEMENT_CHECK

@@ -295,18 +295,18 @@ void matmul_all_scatter(FusedWorkspace& ws, const T* a, const T* b, T* c, int m,
   const bool split = config.comm_programs > 0;
   const int grid = detail::grid_of(op, rank, config, tiles, split);
   if (split) ws.reserve(static_cast<std::size_t>(tiles), 0);
-  const std::int64_t epoch = ws.next_epoch();
+  ws.count_call();
   const DeviceContext ctx = rank.device_context();
   detail::with_tiles(config, [&](auto tiles_type) {
     using S = decltype(tiles_type);
     if (split) {
       kernels::gemm_all_scatter_split<S::m, S::n, S::k>::launch(
           {grid}, ctx, detail::mutable_ptr(a), detail::mutable_ptr(b), c, m, n, k, n_local, k, n_local, n,
-          config.group_m, ws.flags(), config.comm_programs, ws.sync(), epoch, stream);
+          config.group_m, ws.flags(), config.comm_programs, ws.sync(), stream);
     } else {
       kernels::gemm_all_scatter<S::m, S::n, S::k>::launch({grid}, ctx, detail::mutable_ptr(a), detail::mutable_ptr(b),
                                                           c, m, n, k, n_local, k, n_local, n, config.group_m,
-                                                          ws.sync(), epoch, stream);
+                                                          ws.sync(), stream);
     }
   });
 }
@@ -339,13 +339,13 @@ void matmul_all_reduce(FusedWorkspace& ws, const T* a, const T* b, T* c, int m, 
   const int grid = detail::grid_of(op, rank, config, tiles, true);
   ws.reserve(static_cast<std::size_t>(tiles * world),
              std::size_t(world) * std::size_t(m) * std::size_t(n) * sizeof(float));
-  const std::int64_t epoch = ws.next_epoch();
+  ws.count_call();
   const DeviceContext ctx = rank.device_context();
   detail::with_tiles(config, [&](auto tiles_type) {
     using S = decltype(tiles_type);
     kernels::gemm_all_reduce<S::m, S::n, S::k>::launch({grid}, ctx, detail::mutable_ptr(a), detail::mutable_ptr(b), c,
                                                        static_cast<float*>(ws.scratch()), ws.flags(), m, n, k_local,
-                                                       k_local, n, n, config.group_m, ws.sync(), epoch, stream);
+                                                       k_local, n, n, config.group_m, ws.sync(), stream);
   });
 }
 
@@ -374,13 +374,13 @@ void matmul_reduce_scatter(FusedWorkspace& ws, const T* a, const T* b, T* c, int
   const std::int64_t tiles = world * detail::ceil_div(m_local, config.block_m) * detail::ceil_div(n, config.block_n);
   const int grid = detail::grid_of(op, rank, config, tiles, true);
   ws.reserve(static_cast<std::size_t>(tiles * world), std::size_t(m) * std::size_t(n) * sizeof(float));
-  const std::int64_t epoch = ws.next_epoch();
+  ws.count_call();
   const DeviceContext ctx = rank.device_context();
   detail::with_tiles(config, [&](auto tiles_type) {
     using S = decltype(tiles_type);
     kernels::gemm_reduce_scatter<S::m, S::n, S::k>::launch(
         {grid}, ctx, detail::mutable_ptr(a), detail::mutable_ptr(b), c, static_cast<float*>(ws.scratch()), ws.flags(),
-        m, n, k_local, m_local, k_local, n, n, config.group_m, ws.sync(), epoch, stream);
+        m, n, k_local, m_local, k_local, n, n, config.group_m, ws.sync(), stream);
   });
 }
 
@@ -418,18 +418,18 @@ void all_gather_matmul(FusedWorkspace& ws, const T* a, const T* b, T* c, int m, 
     const std::int64_t a_tiles = detail::ceil_div(m, config.block_m) * detail::ceil_div(k, config.block_k);
     ws.reserve(static_cast<std::size_t>(a_tiles * world), std::size_t(m) * std::size_t(k) * sizeof(T));
   }
-  const std::int64_t epoch = ws.next_epoch();
+  ws.count_call();
   const DeviceContext ctx = rank.device_context();
   detail::with_tiles(config, [&](auto tiles_type) {
     using S = decltype(tiles_type);
     if (push) {
       kernels::all_gather_gemm_push<S::m, S::n, S::k>::launch(
           {grid}, ctx, detail::mutable_ptr(a), detail::mutable_ptr(b), c, static_cast<T*>(ws.scratch()), ws.flags(), m,
-          n, k, m_local, k, n, n, config.group_m, config.comm_programs, ws.sync(), epoch, stream);
+          n, k, m_local, k, n, n, config.group_m, config.comm_programs, ws.sync(), stream);
     } else {
       kernels::all_gather_gemm_pull<S::m, S::n, S::k>::launch({grid}, ctx, detail::mutable_ptr(a),
                                                               detail::mutable_ptr(b), c, m, n, k, m_local, k, n, n,
-                                                              config.group_m, ws.sync(), epoch, stream);
+                                                              config.group_m, ws.sync(), stream);
     }
   });
 }

@@ -2,9 +2,9 @@
 // the fused operations (iris/fused.hpp, iris::ops) and the collectives
 // (iris/ccl.hpp, iris::ccl). Both launch kernels that end with finish(sync,
 // epoch) (iris/ccl.iris), so both keep their state in a Workspace: the words
-// of finish(), flags and scratch in the symmetric heap, and the epoch that
-// grows with every call. One workspace may serve calls of both libraries, in
-// one order on every rank. The argument checks that every operation makes the
+// of finish() (whose epoch advances on the device), flags and scratch in the
+// symmetric heap. One workspace may serve calls of both libraries, in one order
+// on every rank. The argument checks that every operation makes the
 // same way (iris::library) throw an iris::Error whose message starts with the
 // operation's name, the same on every rank.
 #pragma once
@@ -22,13 +22,16 @@ namespace iris {
 
 // The state of one rank's library calls (fused operations, collectives): the
 // synchronisation words of finish(), the flags and the scratch buffers, in the
-// symmetric heap, and the epoch, which
-// grows by one with every call (flags are set to the epoch of the call that sets
-// them, so they are never reset). Create one on every rank (collective), pass it
-// to every call; the flags and scratch buffers grow, collectively, when a call
-// needs more than the earlier ones (Rank::barrier() on every rank before and
-// after). Calls through one workspace are ordered: use one workspace per stream
-// if calls run on several streams at once. Not copyable.
+// symmetric heap. The words hold the epoch, which every kernel advances by one
+// on the device (begin_epoch and finish of iris/ccl.iris; flags are set to the
+// epoch of the call that sets them, so they are never reset): no argument of a
+// launch changes from call to call, so calls captured in a CUDA graph replay.
+// Create one on every rank (collective), pass it to every call; the flags and
+// scratch buffers grow, collectively, when a call needs more than the earlier
+// ones (Rank::barrier() on every rank before and after, which a stream capture
+// does not allow: make each call once before capturing it). Calls through one
+// workspace are ordered: use one workspace per stream if calls run on several
+// streams at once. Not copyable.
 class Workspace {
  public:
   // Collective: allocates and zeroes the synchronisation words, then a host barrier.
@@ -52,8 +55,9 @@ class Workspace {
   Workspace& operator=(const Workspace&) = delete;
 
   Rank& rank() const { return rank_; }
-  // Calls made so far: the epoch of the last one.
-  std::int64_t calls() const { return epoch_; }
+  // Calls made through the workspace so far (launched or captured; a graph's
+  // replays are not counted).
+  std::int64_t calls() const { return calls_; }
   // Bytes of symmetric heap the workspace holds now (flags and scratch grow).
   std::size_t heap_bytes() const {
     return 2 * sizeof(std::int64_t) + flag_count_ * sizeof(std::int64_t) + scratch_bytes_;
@@ -81,7 +85,7 @@ class Workspace {
   std::int64_t* sync() const { return sync_; }
   std::int64_t* flags() const { return flags_; }
   void* scratch() const { return scratch_; }
-  std::int64_t next_epoch() { return ++epoch_; }
+  void count_call() { ++calls_; }
 
  private:
   static void zero(void* p, std::size_t bytes) {
@@ -97,12 +101,12 @@ class Workspace {
   }
 
   Rank& rank_;
-  std::int64_t* sync_ = nullptr;  // finish()'s two words
+  std::int64_t* sync_ = nullptr;  // finish()'s two words: a count, the epoch
   std::int64_t* flags_ = nullptr;
   std::size_t flag_count_ = 0;
   void* scratch_ = nullptr;
   std::size_t scratch_bytes_ = 0;
-  std::int64_t epoch_ = 0;
+  std::int64_t calls_ = 0;
 };
 
 namespace library {
