@@ -180,6 +180,12 @@ thread_local TrackedLaunches tracked;
 }  // namespace
 
 void track_launch(hipStream_t stream) {
+  // A launch into a stream capture only adds a node to a graph: nothing runs to
+  // wait for, and an event recorded in a capture cannot be waited for (the
+  // graph's replays are the caller's to synchronise).
+  hipStreamCaptureStatus capture = hipStreamCaptureStatusNone;
+  IRIS_HIP(-1, -1, hipStreamIsCapturing(stream, &capture));
+  if (capture != hipStreamCaptureStatusNone) return;
   hipEvent_t event = nullptr;
   if (!tracked.spare.empty()) {
     event = tracked.spare.back();

@@ -77,7 +77,8 @@ void allow_dynamic_shared(Entry* entry, std::size_t bytes, Where where) {
 }
 
 // Remembers a launch on a stream other than the rank's own, so that the rank's next
-// Rank::barrier() waits for it too (runtime library; records an event).
+// Rank::barrier() waits for it too (runtime library; records an event), unless
+// the stream is capturing a graph.
 void track_launch(hipStream_t stream);
 
 }  // namespace detail
