@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Checks the GPU build on a machine with an NVIDIA GPU: the runtime smoke test, the
-# tile library's unit tests (tests/tile, the same source as ctest's tile.unit), then
-# every GPU sample with --validate for 1, 2 and 4 ranks, as threads of one process
+# tile library's unit tests (tests/tile, the same source as ctest's tile.unit), the
+# host collectives' validation (tests/ccl_host, plain and checked) for 1, 2 and 4
+# ranks sharing the GPU, then every GPU sample
+# with --validate for 1, 2 and 4 ranks, as threads of one process
 # (sample_<name>_gpu, run_threads) and as one process per rank under mpirun
-# (sample_<name>_gpu_mpi, run_mpi). Prints a pass/fail table and exits non-zero if
-# anything failed, timed out or is missing.
+# (sample_<name>_gpu_mpi, run_mpi; the collectives' validation too). Prints a
+# pass/fail table and exits non-zero if anything failed, timed out or is missing.
 #
 # It only runs programs of an existing build tree (made elsewhere with nvcc, see
 # docs/gpu.md): no cmake or compiler is needed here, only the GPU driver and,
@@ -76,6 +78,14 @@ run smoke threads 4 "$build/tests/gpu/iris_gpu_smoke" --ranks 4
 run checked_failure threads 2 "$build/tests/gpu/iris_gpu_smoke" --checked-failure
 run abort threads 2 "$build/tests/gpu/iris_gpu_smoke" --abort
 run tile_library threads 1 "$build/tests/tile/tile_unit_tests_gpu"
+# The collectives' tests take their world sizes as arguments (threads) or mpirun's.
+ccl_tests=(validation validation_checked)
+ccl_binary() { echo "$build/tests/gpu/ccl_host_$1_gpu$2"; }
+for test in "${ccl_tests[@]}"; do
+  for ranks in $ranks_list; do
+    run "ccl_$test" threads "$ranks" "$(ccl_binary "$test" "")" "$ranks"
+  done
+done
 for name in "${samples[@]}"; do
   read -r -a args <<< "$(args_of "$name")"
   for ranks in $ranks_list; do
@@ -87,6 +97,11 @@ if [ "${NO_MPI:-0}" != 1 ]; then
     echo "gpu-check: $mpirun not found (set MPIRUN, or NO_MPI=1 to skip the MPI rows)" >&2
     failed=$((failed + 1))
   else
+    for test in validation validation_checked; do
+      for ranks in $ranks_list; do
+        run "ccl_$test" mpi "$ranks" "$mpirun" "${mpirun_flags[@]}" -np "$ranks" "$(ccl_binary "$test" _mpi)"
+      done
+    done
     for name in "${samples[@]}"; do
       read -r -a args <<< "$(args_of "$name")"
       for ranks in $ranks_list; do

@@ -8,7 +8,13 @@
 // ranks), run twice on the same buffers, and a barrier that a late rank holds.
 // Built twice: plain and with the checked kernels (IRIS_CCL_CHECKED), whose
 // race detector reports any access of one rank racing with another's, a
-// missing completion included.
+// missing completion included. tests/gpu builds the same source for one GPU
+// (nvcc): heap memory is device memory there, so the host fills and reads it
+// with copies (sample.hpp), and the ranks are threads or, with
+// IRIS_CCL_TEST_MPI, the processes of mpirun.
+//
+//   ccl_host_validation [ranks...]   (default 1 2 3 4 8; under mpirun: mpirun's)
+//   prints "<checks> checks, <failures> failure(s)"
 //
 // Element j of rank r's input is value_of(r, j): small integers, so that sums
 // over 8 ranks are exact in every type (bf16 holds integers up to 256) and
@@ -18,11 +24,13 @@
 // First of all, the selection table gives every call a usable algorithm.
 #include <iris/ccl.hpp>
 
+#include "sample.hpp"
+
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <iterator>
 #include <mutex>
@@ -59,7 +67,8 @@ std::int64_t reduce(Op op, int world, const std::function<std::int64_t(int)>& va
 
 // got[0 .. want.size()) against want, and the padding after it still poisoned.
 template <class T>
-void expect(const std::string& what, int rank, const T* got, const std::vector<std::int64_t>& want) {
+void expect(const std::string& what, int rank, const T* heap, const std::vector<std::int64_t>& want) {
+  const std::vector<T> got = sample::read(heap, want.size() + kPad);
   std::lock_guard<std::mutex> lock(report_lock);
   for (std::size_t i = 0; i < want.size() + kPad; ++i) {
     ++checks;
@@ -75,9 +84,11 @@ void expect(const std::string& what, int rank, const T* got, const std::vector<s
 
 // `count` elements of `value`, then the poisoned padding.
 template <class T>
-void fill(T* p, std::size_t count, const std::function<double(std::int64_t)>& value) {
+void fill(T* heap, std::size_t count, const std::function<double(std::int64_t)>& value) {
+  std::vector<T> staging(count + kPad);
   for (std::size_t i = 0; i < count + kPad; ++i)
-    p[i] = T(static_cast<float>(i < count ? value(static_cast<std::int64_t>(i)) : kPoison));
+    staging[i] = T(static_cast<float>(i < count ? value(static_cast<std::int64_t>(i)) : kPoison));
+  sample::to_device(heap, staging.data(), staging.size());
 }
 
 double poison(std::int64_t) { return kPoison; }
@@ -276,25 +287,35 @@ void test_back_to_back(iris::Workspace& ws) {
   b.release();
 }
 
-// barrier: rank 0 arrives late (after a sleep, having set `arrived`); no rank
-// may leave the call before it has arrived. Without the comparison of the
-// calls (a host rendezvous), only the kernel's finish() holds the ranks.
-void test_barrier(iris::Workspace& ws, std::atomic<bool>& arrived) {
+// barrier: rank 0 arrives late (after a sleep, having set a flag in its heap
+// to 1); no rank may leave the call before it has arrived, so every rank reads
+// the flag as 1 after the call (through rank 0's heap: ranks may be processes).
+// Without the comparison of the calls (a host rendezvous), only the kernel's
+// finish() holds the ranks.
+void test_barrier(iris::Workspace& ws) {
   iris::Rank& rank = ws.rank();
   iris::ccl::Config config;
   config.compare_calls = false;
+  std::int32_t* arrived = rank.allocate<std::int32_t>(1);
+  sample::fill(arrived, std::int32_t{0}, 1);
   rank.barrier();
   if (rank.rank() == 0) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    arrived = true;
+    sample::fill(arrived, std::int32_t{1}, 1);
   }
   iris::ccl::barrier(ws, {}, config);
-  std::lock_guard<std::mutex> lock(report_lock);
-  ++checks;
-  if (!arrived && failures++ < 40) {
-    std::fprintf(stderr, "FAILED barrier on %d rank(s): rank %d left before rank 0 arrived\n", rank.world_size(),
-                 rank.rank());
+  // On the GPU the read waits for the barrier's kernel: the same stream.
+  const bool late_seen = sample::read(rank.translate(arrived, 0), 1)[0] == 1;
+  {
+    std::lock_guard<std::mutex> lock(report_lock);
+    ++checks;
+    if (!late_seen && failures++ < 40) {
+      std::fprintf(stderr, "FAILED barrier on %d rank(s): rank %d left before rank 0 arrived\n", rank.world_size(),
+                   rank.rank());
+    }
   }
+  rank.barrier();  // every rank has read the flag
+  rank.free(arrived);
 }
 
 // The selection table: for every collective, world size, element size and
@@ -329,29 +350,46 @@ void test_selection() {
   }
 }
 
+// Every test on one world of ranks.
+void test_world(iris::Rank& rank) {
+  iris::Workspace ws(rank);
+  test_barrier(ws);
+  test_type<float>(ws, "f32");
+  test_type<iris::bfloat16>(ws, "bf16");
+  test_type<iris::half>(ws, "f16");
+  test_type<std::int32_t>(ws, "i32");
+  test_type<std::int64_t>(ws, "i64");
+  test_back_to_back(ws);
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   test_selection();
-  for (int world : {1, 2, 3, 4, 8}) {
+  constexpr std::size_t kHeapBytes = 1 << 22;
+#if IRIS_CCL_TEST_MPI
+  (void)argc;
+  (void)argv;
+  try {
+    iris::run_mpi(kHeapBytes, test_world);
+  } catch (const iris::Error& e) {
+    std::fprintf(stderr, "FAILED: iris::Error: %s\n", e.what());
+    ++failures;
+  }
+#else
+  std::vector<int> worlds;
+  for (int i = 1; i < argc; ++i) worlds.push_back(std::atoi(argv[i]));
+  if (worlds.empty()) worlds = {1, 2, 3, 4, 8};
+  for (int world : worlds) {
     try {
-      std::atomic<bool> arrived{false};
-      iris::run_threads(world, 1 << 22, [&](iris::Rank& rank) {
-        iris::Workspace ws(rank);
-        test_barrier(ws, arrived);
-        test_type<float>(ws, "f32");
-        test_type<iris::bfloat16>(ws, "bf16");
-        test_type<iris::half>(ws, "f16");
-        test_type<std::int32_t>(ws, "i32");
-        test_type<std::int64_t>(ws, "i64");
-        test_back_to_back(ws);
-      });
+      iris::run_threads(world, kHeapBytes, test_world);
     } catch (const iris::Error& e) {  // a checked-mode report, or a hang: the other worlds would only repeat it
       std::fprintf(stderr, "FAILED on %d rank(s): iris::Error: %s\n", world, e.what());
       ++failures;
       break;
     }
   }
+#endif
   std::printf("%ld checks, %d failure(s)\n", checks, failures);
   return failures == 0 ? 0 : 1;
 }
