@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Checks the GPU build on a machine with an NVIDIA GPU: the runtime smoke test, the
 # tile library's unit tests (tests/tile, the same source as ctest's tile.unit), the
-# host collectives' validation (tests/ccl_host, plain and checked) for 1, 2 and 4
-# ranks sharing the GPU, then every GPU sample
-# with --validate for 1, 2 and 4 ranks, as threads of one process
-# (sample_<name>_gpu, run_threads) and as one process per rank under mpirun
-# (sample_<name>_gpu_mpi, run_mpi; the collectives' validation too). Prints a
-# pass/fail table and exits non-zero if anything failed, timed out or is missing.
+# host collectives' tests (tests/ccl_host: validation, and graph capture and replay;
+# plain and checked) for 1, 2 and 4 ranks sharing the GPU, then every GPU sample
+# with --validate for 1, 2 and 4 ranks, as threads of one process (sample_<name>_gpu,
+# run_threads) and as one process per rank under mpirun (sample_<name>_gpu_mpi,
+# run_mpi; the collectives' validation too). Prints a pass/fail table and exits
+# non-zero if anything failed, timed out or is missing.
 #
 # It only runs programs of an existing build tree (made elsewhere with nvcc, see
 # docs/gpu.md): no cmake or compiler is needed here, only the GPU driver and,
@@ -79,7 +79,7 @@ run checked_failure threads 2 "$build/tests/gpu/iris_gpu_smoke" --checked-failur
 run abort threads 2 "$build/tests/gpu/iris_gpu_smoke" --abort
 run tile_library threads 1 "$build/tests/tile/tile_unit_tests_gpu"
 # The collectives' tests take their world sizes as arguments (threads) or mpirun's.
-ccl_tests=(validation validation_checked)
+ccl_tests=(validation validation_checked graph graph_checked)
 ccl_binary() { echo "$build/tests/gpu/ccl_host_$1_gpu$2"; }
 for test in "${ccl_tests[@]}"; do
   for ranks in $ranks_list; do
