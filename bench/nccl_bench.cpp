@@ -5,20 +5,20 @@
 //
 // Operations: all_reduce, all_gather, reduce_scatter (NCCL's calls) and
 // all_to_all (NCCL has no call for it: a group of ncclSend / ncclRecv to and
-// from every rank, as nccl-tests' alltoall does). Each .iris kernel runs twice:
-//   "iris"      epoch 0: the kernel ends when this rank's instances end; back-to-
-//               back calls are not ordered across ranks (the samples put a host
-//               barrier after the kernel). Cheaper than what NCCL promises.
-//   "iris sync" epoch > 0: the kernel ends with finish() (collectives.iris), so
-//               it ends on a rank only once every rank's instances have finished,
-//               as an NCCL call does. The fair comparison.
-// Then the library's calls (iris/ccl.hpp, issue 16) with each of the
-// collective's algorithms forced and the automatic choice ("ccl one_shot", ...,
-// "ccl automatic"), without the comparison of the calls between the ranks (a
-// host rendezvous per call, which NCCL does not make): the numbers that the
-// selection table of ccl.hpp is to be measured from. A variant the library
-// refuses at a size (push's scratch past what the kernels index) is reported
-// and skipped.
+// from every rank, as nccl-tests' alltoall does). The library's calls
+// (iris/ccl.hpp, issue 16) run with each of the collective's algorithms forced
+// and the automatic choice ("ccl one_shot", ..., "ccl automatic"), without the
+// comparison of the calls between the ranks (a host rendezvous per call, which
+// NCCL does not make): their kernels end on a rank only once every rank's
+// instances have finished (finish() of iris/ccl.iris), as an NCCL call does.
+// The fair comparison, and the numbers that the selection table of ccl.hpp is
+// to be measured from. A variant the library refuses at a size (push's scratch
+// past what the kernels index) is reported and skipped. Beside them, "iris":
+// the kernel of samples/collectives.iris that does what one_shot (all_reduce,
+// reduce_scatter) or push (all_gather, all_to_all) does, without finish(): it
+// ends when this rank's instances end, and back-to-back calls are not ordered
+// across ranks (the samples put a host barrier after the kernel). Cheaper than
+// what NCCL promises: the difference is the cost of completion.
 //
 // Sizes follow nccl-tests (doc/PERFORMANCE.md there): S is the per-rank buffer
 // of all_reduce and all_to_all, the whole output of all_gather and the whole
@@ -133,15 +133,13 @@ int main(int argc, char** argv) {
   std::vector<char> wrong(static_cast<std::size_t>(world));  // per rank: the last check failed
   const std::size_t max_elems = max_bytes / sizeof(float);
   // Heap: input and output of max_bytes each, the library's scratch (push's
-  // all_reduce: world × max_bytes), finish()'s counters, slack.
+  // all_reduce: world × max_bytes), its flags and finish()'s counters, slack.
   const std::size_t heap = (2 + static_cast<std::size_t>(world)) * max_bytes + (std::size_t{64} << 20);
   iris::run_threads(world, heap, [&](iris::Rank& rank) {
     const int me = rank.rank();
     const std::size_t W = static_cast<std::size_t>(world);
     float* input = rank.allocate<float>(max_elems);
     float* output = rank.allocate<float>(max_elems);
-    int64_t* sync = rank.allocate<int64_t>(2);  // finish()'s count and epoch
-    int64_t epoch = 0;
     iris::Workspace workspace(rank);  // the library's (collective)
     hipStream_t stream = nullptr;
     check(hipStreamCreateWithFlags(&stream, hipStreamNonBlocking), "hipStreamCreate");
@@ -150,8 +148,6 @@ int main(int argc, char** argv) {
       std::vector<float> host(max_elems);
       for (std::size_t i = 0; i < host.size(); ++i) host[i] = value_of(me, i);
       check(hipMemcpy(input, host.data(), host.size() * sizeof(float), hipMemcpyHostToDevice), "hipMemcpy");
-      const std::vector<int64_t> zeros(2, 0);
-      check(hipMemcpy(sync, zeros.data(), zeros.size() * sizeof(int64_t), hipMemcpyHostToDevice), "hipMemcpy");
     }
     const iris::DeviceContext ctx = rank.device_context();
     ncclComm_t comm = comms[static_cast<std::size_t>(me)];
@@ -194,13 +190,12 @@ int main(int argc, char** argv) {
       const std::size_t total = bytes / sizeof(float);
       const std::size_t block = total / W;  // all_gather, reduce_scatter, all_to_all: per-rank block
       const std::size_t split_bytes = W * block * sizeof(float);  // their S (bytes, unless W does not divide it)
-      // The three ways to run an .iris kernel with `blocks` instances of 1024.
-      auto iris_variants = [&](const Op& op, std::size_t size, std::size_t elements,
-                               const std::function<void(int, int32_t, int64_t)>& kernel) {
+      // The sample's .iris kernel with `blocks` instances of 1024.
+      auto iris_variant = [&](const Op& op, std::size_t size, std::size_t elements,
+                              const std::function<void(int, int32_t)>& kernel) {
         const int blocks = static_cast<int>((elements + 1023) / 1024);
         const int32_t n = static_cast<int32_t>(elements);
-        measure(op, "iris", size, [&] { kernel(blocks, n, 0); });
-        measure(op, "iris sync", size, [&] { kernel(blocks, n, ++epoch); });
+        measure(op, "iris", size, [&] { kernel(blocks, n); });
       };
       // The library's call with every algorithm of `collective` and the
       // automatic choice; an argument it refuses throws on every rank alike,
@@ -227,8 +222,8 @@ int main(int argc, char** argv) {
 
       // all_reduce: S = one rank's buffer of `total` elements.
       const Op all_reduce{"all_reduce", 2 * (w - 1) / w, total, [&](int, std::size_t j) { return sum_over_ranks(j); }};
-      iris_variants(all_reduce, bytes, total, [&](int blocks, int32_t n, int64_t e) {
-        iris_kernels::all_reduce_one_shot_f32<>::launch({blocks}, ctx, input, output, n, sync, e, stream);
+      iris_variant(all_reduce, bytes, total, [&](int blocks, int32_t n) {
+        iris_kernels::all_reduce_one_shot_f32<>::launch({blocks}, ctx, input, output, n, stream);
       });
       measure(all_reduce, "nccl", bytes,
               [&] { nccl_check(nccl.AllReduce(input, output, total, ncclFloat32, ncclSum, comm, stream)); });
@@ -240,8 +235,8 @@ int main(int argc, char** argv) {
       // all_gather: S = the output, `block` elements from each rank.
       const Op all_gather{"all_gather", (w - 1) / w, W * block,
                           [&](int, std::size_t j) { return value_of(static_cast<int>(j / block), j % block); }};
-      iris_variants(all_gather, split_bytes, block, [&](int blocks, int32_t n, int64_t e) {
-        iris_kernels::all_gather_f32<>::launch({blocks}, ctx, input, output, n, sync, e, stream);
+      iris_variant(all_gather, split_bytes, block, [&](int blocks, int32_t n) {
+        iris_kernels::all_gather_f32<>::launch({blocks}, ctx, input, output, n, stream);
       });
       measure(all_gather, "nccl", split_bytes,
               [&] { nccl_check(nccl.AllGather(input, output, block, ncclFloat32, comm, stream)); });
@@ -253,8 +248,8 @@ int main(int argc, char** argv) {
       const Op reduce_scatter{"reduce_scatter", (w - 1) / w, block, [&](int r, std::size_t j) {
                                 return sum_over_ranks(static_cast<std::size_t>(r) * block + j);
                               }};
-      iris_variants(reduce_scatter, split_bytes, block, [&](int blocks, int32_t n, int64_t e) {
-        iris_kernels::reduce_scatter_f32<>::launch({blocks}, ctx, input, output, n, sync, e, stream);
+      iris_variant(reduce_scatter, split_bytes, block, [&](int blocks, int32_t n) {
+        iris_kernels::reduce_scatter_f32<>::launch({blocks}, ctx, input, output, n, stream);
       });
       measure(reduce_scatter, "nccl", split_bytes,
               [&] { nccl_check(nccl.ReduceScatter(input, output, block, ncclFloat32, ncclSum, comm, stream)); });
@@ -268,8 +263,8 @@ int main(int argc, char** argv) {
       const Op all_to_all{"all_to_all", (w - 1) / w, W * block, [&](int r, std::size_t j) {
                             return value_of(static_cast<int>(j / block), static_cast<std::size_t>(r) * block + j % block);
                           }};
-      iris_variants(all_to_all, split_bytes, block, [&](int blocks, int32_t n, int64_t e) {
-        iris_kernels::all_to_all_f32<>::launch({blocks}, ctx, input, output, n, sync, e, stream);
+      iris_variant(all_to_all, split_bytes, block, [&](int blocks, int32_t n) {
+        iris_kernels::all_to_all_f32<>::launch({blocks}, ctx, input, output, n, stream);
       });
       measure(all_to_all, "nccl", split_bytes, [&] {
         nccl_check(nccl.GroupStart());

@@ -13,10 +13,12 @@
 // f32 results must be within a relative 1e-6 of the double sum; bf16 results
 // within one bf16 step (1/128 relative) of the double sum rounded to bf16.
 // Outputs are poisoned (NaN) before each validated run, except all_reduce_atomic's,
-// which the kernel adds into: it is zeroed. The kernels that end with finish()
-// (all_gather, reduce_scatter, all_to_all, all_reduce_one_shot) are validated
-// twice: with a host barrier after the kernel (epoch 0), and synchronised by the
-// kernel alone (epoch > 0, no host barrier before the check).
+// which the kernel adds into: it is zeroed. Every kernel is followed by a host
+// barrier before the check. The collectives that the library has (all f32 ones
+// but the atomic all_reduce) are validated a second time through iris::ccl
+// (iris/ccl.hpp) with the same algorithm (all_reduce_two_shot: the library's
+// one-kernel two-shot), which needs no host barrier before the check: its
+// kernels end only once every rank has done its part.
 //
 // --bench prints the algorithm and bus bandwidth as nccl-tests defines them
 // (doc/PERFORMANCE.md there): algbw = S / t, S the collective's size in bytes
@@ -26,6 +28,8 @@
 // reduce_scatter and all_to_all, 1 for broadcast.
 #include "collectives.iris.hpp"
 #include "sample.hpp"
+
+#include <iris/ccl.hpp>
 
 #include <algorithm>
 #include <atomic>
@@ -52,6 +56,14 @@ int main(int argc, char** argv) {
     const int me = rank.rank(), world = rank.world_size();
     const double w = world;
     const iris::DeviceContext ctx = rank.device_context();
+    iris::Workspace ws(rank);  // iris::ccl's (collective)
+    // The library's call with `algorithm` forced, on the sample's tile.
+    const auto forced = [](iris::ccl::Algorithm algorithm) {
+      iris::ccl::Config config;
+      config.algorithm = algorithm;
+      config.block = 1024;
+      return config;
+    };
     for (std::size_t n : opt.sizes) {
       const int blocks = sample::blocks_for(n, 1024);
       const int32_t count = static_cast<int32_t>(n);
@@ -61,9 +73,6 @@ int main(int argc, char** argv) {
       float* output2 = rank.allocate<float>(n);   // the two-shot output
       iris::bfloat16* input16 = rank.allocate<iris::bfloat16>(n);
       iris::bfloat16* output16 = rank.allocate<iris::bfloat16>(n);
-      int64_t* sync = rank.allocate<int64_t>(2);  // finish()'s count and epoch
-      sample::fill(sync, int64_t{0}, 2);
-      int64_t epoch = 0;  // the last epoch passed to finish(), the same on every rank
 
       // The inputs: element j of rank r is value_of(r, j), in f32 and in bf16.
       std::vector<float> values(all);
@@ -81,22 +90,22 @@ int main(int argc, char** argv) {
       for (const std::string& mode : opt.modes) {
         sample::Checker check{me};
         std::function<void()> run;
-        std::function<void(int64_t)> launch;  // the kernels with finish(): launch(epoch)
+        std::function<void()> library;  // the same collective through iris::ccl, if it has it
         double bytes = static_cast<double>(n) * sizeof(float), factor = 2 * (w - 1) / w;  // all_reduce
         // One validated run: outputs poisoned by `prepare`, inputs and outputs of
         // every rank ready before the kernel, every rank's kernel done before the check.
-        // For the kernels with finish(), a second run relies on the kernel alone for
-        // the last part: no host barrier between it and the check.
+        // With the library, a second run relies on its call alone for the last part:
+        // no host barrier between it and the check.
         auto validated = [&](const std::function<void()>& prepare, const std::function<void()>& verify) {
           prepare();
           rank.barrier();
           run();
           rank.barrier();
           verify();
-          if (!launch) return;
+          if (!library) return;
           prepare();
           rank.barrier();
-          launch(++epoch);
+          library();
           verify();
         };
         auto check_f32 = [&](const char* what, const float* out, std::size_t count_out,
@@ -109,8 +118,8 @@ int main(int argc, char** argv) {
         };
 
         if (mode == "all_gather") {
-          launch = [&](int64_t e) { iris_kernels::all_gather_f32<>::launch({blocks}, ctx, input, output, count, sync, e); };
-          run = [&] { launch(0); };
+          run = [&] { iris_kernels::all_gather_f32<>::launch({blocks}, ctx, input, output, count); };
+          library = [&] { iris::ccl::all_gather(ws, input, output, all, {}, forced(iris::ccl::Algorithm::push)); };
           if (opt.validate)
             validated([&] { sample::fill(output, sample::poison<float>(), all); },
                       [&] {
@@ -121,8 +130,11 @@ int main(int argc, char** argv) {
           bytes = static_cast<double>(all) * sizeof(float);
           factor = (w - 1) / w;
         } else if (mode == "reduce_scatter") {
-          launch = [&](int64_t e) { iris_kernels::reduce_scatter_f32<>::launch({blocks}, ctx, input, output, count, sync, e); };
-          run = [&] { launch(0); };
+          run = [&] { iris_kernels::reduce_scatter_f32<>::launch({blocks}, ctx, input, output, count); };
+          library = [&] {
+            iris::ccl::reduce_scatter(ws, input, output, all, iris::ccl::Op::sum, {},
+                                      forced(iris::ccl::Algorithm::one_shot));
+          };
           if (opt.validate)
             validated([&] { sample::fill(output, sample::poison<float>(), n); },
                       [&] {
@@ -135,8 +147,8 @@ int main(int argc, char** argv) {
           bytes = static_cast<double>(all) * sizeof(float);
           factor = (w - 1) / w;
         } else if (mode == "all_to_all") {
-          launch = [&](int64_t e) { iris_kernels::all_to_all_f32<>::launch({blocks}, ctx, input, output, count, sync, e); };
-          run = [&] { launch(0); };
+          run = [&] { iris_kernels::all_to_all_f32<>::launch({blocks}, ctx, input, output, count); };
+          library = [&] { iris::ccl::all_to_all(ws, input, output, all, {}, forced(iris::ccl::Algorithm::push)); };
           if (opt.validate)
             validated([&] { sample::fill(output, sample::poison<float>(), all); },
                       [&] {
@@ -152,6 +164,7 @@ int main(int argc, char** argv) {
         } else if (mode == "broadcast") {
           int root = 0;
           run = [&] { iris_kernels::broadcast_f32<>::launch({blocks}, ctx, output, count, root); };
+          library = [&] { iris::ccl::broadcast(ws, output, n, root, {}, forced(iris::ccl::Algorithm::one_shot)); };
           if (opt.validate) {
             for (root = 0; root < world; ++root)
               validated(
@@ -172,10 +185,10 @@ int main(int argc, char** argv) {
           }
           factor = 1;
         } else if (mode == "all_reduce_one_shot") {
-          launch = [&](int64_t e) {
-            iris_kernels::all_reduce_one_shot_f32<>::launch({blocks}, ctx, input, output, count, sync, e);
+          run = [&] { iris_kernels::all_reduce_one_shot_f32<>::launch({blocks}, ctx, input, output, count); };
+          library = [&] {
+            iris::ccl::all_reduce(ws, input, output, n, iris::ccl::Op::sum, {}, forced(iris::ccl::Algorithm::one_shot));
           };
-          run = [&] { launch(0); };
           if (opt.validate)
             validated([&] { sample::fill(output, sample::poison<float>(), n); },
                       [&] { check_f32("output", output, n, sum_of); });
@@ -205,6 +218,9 @@ int main(int argc, char** argv) {
             iris_kernels::two_shot_gather_f32<>::launch({chunk_blocks}, ctx, output, output2, count,
                                                         static_cast<int32_t>(chunk));
           };
+          library = [&] {
+            iris::ccl::all_reduce(ws, input, output2, n, iris::ccl::Op::sum, {}, forced(iris::ccl::Algorithm::two_shot));
+          };
           if (opt.validate)
             validated(
                 [&] {
@@ -227,7 +243,6 @@ int main(int argc, char** argv) {
                         bytes / t / 1e9 * factor);
         }
       }
-      rank.free(sync);
       rank.free(output16);
       rank.free(input16);
       rank.free(output2);
