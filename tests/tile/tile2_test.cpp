@@ -102,17 +102,17 @@ void check_shapes() {
 // ------------------------------------------------- 2-D pointer tiles
 // A window of M rows and N columns of a matrix with leading dimension ld:
 // the offsets r * ld + c, an outer sum of the rows (M, 1) and the columns
-// (1, N), and the mask r < m && c < n (a partial window).
-template <int M, int N>
+// (1, N), and the mask r < m && c < n (a partial window), in layout L.
+template <int M, int N, class L = iris::Blocked<M, N>>
 IRIS_HD auto window_offsets(int ld) {
   using namespace iris;
-  return add(broadcast_to<M, N>(mul(expand_dims<1>(arange<M>()), ld)), broadcast_to<M, N>(expand_dims<0>(arange<N>())));
+  return add(broadcast_to<L>(mul(expand_dims<1>(arange<M>()), ld)), broadcast_to<L>(expand_dims<0>(arange<N>())));
 }
-template <int M, int N>
+template <int M, int N, class L = iris::Blocked<M, N>>
 IRIS_HD auto window_mask(int m, int n) {
   using namespace iris;
-  return logical_and(broadcast_to<M, N>(lt(expand_dims<1>(arange<M>()), m)),
-                     broadcast_to<M, N>(lt(expand_dims<0>(arange<N>()), n)));
+  return logical_and(broadcast_to<L>(lt(expand_dims<1>(arange<M>()), m)),
+                     broadcast_to<L>(lt(expand_dims<0>(arange<N>()), n)));
 }
 
 // dst (leading dimension ld) gets src + 0.5 under the mask; flat (M * N
@@ -471,11 +471,14 @@ struct StagedDot {
     using L = DotLayout<T, M, N>;
     const AStages a_stages{dynamic_shared()};
     const BStages b_stages{a_stages.end()};
+    // The pointers and masks in the layout generated code computes them in.
+    using ALayout = CopyLayout<T, M, K>;
+    using BLayout = CopyLayout<T, K, N>;
     auto issue = [&](int s) {
-      copy_async(a_stages[s % Stages], add(a + s * K, window_offsets<M, K>(lda)), window_mask<M, K>(m, k - s * K),
-                 T(0), Unchecked{}, Known{}, KnownMask{}, UniformRuns{});
-      copy_async(b_stages[s % Stages], add(b + s * K * ldb, window_offsets<K, N>(ldb)),
-                 window_mask<K, N>(k - s * K, n), T(0), Unchecked{}, Known{}, KnownMask{}, UniformRuns{});
+      copy_async(a_stages[s % Stages], add(a + s * K, window_offsets<M, K, ALayout>(lda)),
+                 window_mask<M, K, ALayout>(m, k - s * K), T(0), Unchecked{}, Known{}, KnownMask{}, UniformRuns{});
+      copy_async(b_stages[s % Stages], add(b + s * K * ldb, window_offsets<K, N, BLayout>(ldb)),
+                 window_mask<K, N, BLayout>(k - s * K, n), T(0), Unchecked{}, Known{}, KnownMask{}, UniformRuns{});
     };
     constexpr int Lookahead = Stages - 2;
     for (int s = 0; s < Lookahead; ++s) {
