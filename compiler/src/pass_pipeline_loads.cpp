@@ -601,10 +601,40 @@ class Pipeliner {
     return all_of(a, b);
   }
 
+  // a && b, each condition once (the copies of a GEMM ask K % 8 == 0 of
+  // both their pointers and their masks).
   TirValue* all_of(TirValue* a, TirValue* b) {
-    if (is_true(a)) return b;
-    if (is_true(b)) return a;
-    return binary_bool(TirOp::LogicalAnd, a, b);
+    std::vector<TirValue*> terms;
+    for (TirValue* v : {a, b}) conjuncts(v, terms);
+    TirValue* all = nullptr;
+    for (size_t i = 0; i < terms.size(); ++i) {
+      bool repeated = false;
+      for (size_t j = 0; j < i && !repeated; ++j) repeated = same_tree(terms[i], terms[j]);
+      if (!repeated) all = all ? binary_bool(TirOp::LogicalAnd, all, terms[i]) : terms[i];
+    }
+    return all ? all : true_value();
+  }
+
+  // The terms of a conjunction, left to right, without the constant true.
+  static void conjuncts(TirValue* v, std::vector<TirValue*>& terms) {
+    if (v->op == TirOp::LogicalAnd) {
+      for (TirValue* o : v->operands) conjuncts(o, terms);
+    } else if (!is_true(v)) {
+      terms.push_back(v);
+    }
+  }
+
+  // Whether two trees compute the same value the same way.
+  static bool same_tree(const TirValue* a, const TirValue* b) {
+    if (a->op != b->op || a->var != b->var || a->text != b->text || a->int_bits != b->int_bits ||
+        a->literal != b->literal || a->axis != b->axis || !(a->type == b->type) ||
+        a->operands.size() != b->operands.size())
+      return false;
+    for (size_t i = 0; i < a->operands.size(); ++i) {
+      const TirValue *x = a->operands[i], *y = b->operands[i];
+      if (x != y && (!x || !y || !same_tree(x, y))) return false;
+    }
+    return true;
   }
 
   TirValue* binary_bool(TirOp op, TirValue* a, TirValue* b) {
