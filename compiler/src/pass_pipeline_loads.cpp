@@ -68,6 +68,7 @@
 // ready) and its bounds and step are recomputable, so that the loads may move
 // and the bounds may be evaluated again.
 #include "irisc/passes.h"
+#include "irisc/row_analysis.h"
 #include "irisc/tir_walk.h"
 
 #include <fmt/format.h>
@@ -97,76 +98,6 @@ bool only_loads(const TirValue* v) {
     return true;
   }
   return recomputable(v);
-}
-
-// How far v's elements advance from one column to the next, in elements
-// (pointers) or units: 0 where v is the same along each row, nullopt where
-// it is not known. `lets` gives the value of each let, which is never
-// assigned again. Pointer tiles built as base + rows[:, None] * ld +
-// (k + arange(BK))[None, :] advance by 1.
-std::optional<int64_t> row_stride(const TirValue* v, const std::unordered_map<const TirVar*, const TirValue*>& lets) {
-  if (!v->type.is_tile()) return 0;
-  auto of = [&](size_t i) { return row_stride(v->operands[i], lets); };
-  switch (v->op) {
-    case TirOp::Read: {
-      auto let = lets.find(v->var);
-      return let == lets.end() ? std::nullopt : row_stride(let->second, lets);
-    }
-    case TirOp::Arange: return 1;
-    case TirOp::Broadcast:
-    case TirOp::Zeros:
-    case TirOp::Full: return 0;
-    case TirOp::AddAxis: return v->axis == 1 ? std::optional<int64_t>(0) : of(0);
-    case TirOp::BroadcastTo: return v->operands[0]->type.dims.back().is_one() ? std::optional<int64_t>(0) : of(0);
-    case TirOp::Convert:
-    case TirOp::ConvertLayout:
-    case TirOp::Translate: return of(0);  // a translation moves every pointer by the same distance
-    case TirOp::Add:
-    case TirOp::Sub: {
-      auto a = of(0), b = of(1);
-      if (!a || !b) return std::nullopt;
-      return v->op == TirOp::Add ? *a + *b : *a - *b;
-    }
-    case TirOp::Mul: {
-      auto a = of(0), b = of(1);
-      if (a == 0 && b == 0) return 0;
-      // By a constant: stride times the constant.
-      for (auto [stride, other] : {std::pair{a, v->operands[1]}, std::pair{b, v->operands[0]}}) {
-        const TirValue* c = other->op == TirOp::Broadcast ? other->operands[0] : other;
-        if (stride && c->op == TirOp::Constant && c->literal != TirValue::Literal::Float)
-          return *stride * static_cast<int64_t>(c->int_bits);
-      }
-      return std::nullopt;
-    }
-    default: return std::nullopt;
-  }
-}
-
-// Whether the mask v holds, along each row, one run of consecutive columns
-// (possibly none): a comparison whose sides advance by constants from one
-// column to the next (row_stride) holds on a prefix or a suffix of the row,
-// and a conjunction of runs is a run. copy_async then looks only at the first
-// and the last element of each of its runs (iris::RowIntervals).
-bool row_interval(const TirValue* v, const std::unordered_map<const TirVar*, const TirValue*>& lets) {
-  if (!v->type.is_tile()) return true;
-  auto of = [&](size_t i) { return row_interval(v->operands[i], lets); };
-  switch (v->op) {
-    case TirOp::Read: {
-      auto let = lets.find(v->var);
-      return let != lets.end() && row_interval(let->second, lets);
-    }
-    case TirOp::Broadcast: return true;
-    case TirOp::AddAxis:
-    case TirOp::ConvertLayout: return of(0);
-    case TirOp::BroadcastTo: return v->operands[0]->type.dims.back().is_one() || of(0);
-    case TirOp::LogicalAnd:
-    case TirOp::BitAnd: return of(0) && of(1);
-    case TirOp::Lt:
-    case TirOp::Le:
-    case TirOp::Gt:
-    case TirOp::Ge: return row_stride(v->operands[0], lets) && row_stride(v->operands[1], lets);
-    default: return false;
-  }
 }
 
 TirType i32_type() {
