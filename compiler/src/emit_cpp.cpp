@@ -431,9 +431,11 @@ class Printer {
         for (size_t i = 1; i < a.size(); ++i) accumulators.push_back(expr(a[i]));
         return fmt::format("{}<{}>({})", info.runtime, expr(a[0]), fmt::join(accumulators, ", "));
       }
-      case TirOp::Store:
-        return fmt::format("{}({}, {}, {}, {})", info.runtime, expr(a[0]), operand(a[1]),
-                           optional(a[2], "iris::NoMask{}"), site(v));
+      case TirOp::Store: {
+        // What layout assignment proved of the pointers.
+        return fmt::format("{}({}, {}, {}, {}{})", info.runtime, expr(a[0]), operand(a[1]),
+                           optional(a[2], "iris::NoMask{}"), site(v), v->contiguous_rows ? ", iris::ContiguousRows{}" : "");
+      }
       case TirOp::AtomicRmw:
         return fmt::format("{}<iris::AtomicOp::{}, {}>({}, {}, {}, {})", info.runtime, v->atomic_op, order(v),
                            expr(a[0]), operand(a[1]), optional(a[2], "iris::NoMask{}"), site(v));

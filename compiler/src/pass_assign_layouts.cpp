@@ -16,12 +16,16 @@
 //   - copy_async's pointers, mask and `other` are computed in the copy layout
 //     (iris::CopyLayout: runs of 16 bytes of the copied type per thread, one
 //     cp.async each), laid out again as above.
+//   - A store of a Dot-layout tile whose pointers advance by one element along
+//     each row (row_analysis.h: C + rows * ld + columns) is marked so:
+//     iris::store then writes whole 16-byte runs of rows.
 //   - Operations that need the blocked layout (trans, reshape, reductions
 //     along an axis, adding an axis, dot's operands, calls, variables of
 //     other layouts) get a convert_layout of a Dot operand.
 // The walk is in program order, so a `let` without a written type takes its
 // value's layout before its first read.
 #include "irisc/passes.h"
+#include "irisc/row_analysis.h"
 #include "irisc/tir_walk.h"
 
 #include <unordered_map>
@@ -66,8 +70,10 @@ class LayoutAssigner {
     accumulators(f);
     mutable_.clear();
     let_values_.clear();
+    lets_.clear();
     for_each_stmt(f.body, [&](TirStmt* s) {
       if (s->kind == TirStmtKind::Var || s->kind == TirStmtKind::Assign) mutable_.insert(s->var);
+      if (s->kind == TirStmtKind::Let) lets_[s->var] = s->value;
     });
     for_each_stmt(f.body, [&](TirStmt* s) {
       for (TirValue** slot : {&s->value, &s->low, &s->high, &s->step}) rewrite_value(*slot, [&](TirValue* v) {
@@ -138,6 +144,9 @@ class LayoutAssigner {
           if (other && other->type.dims == shape->type.dims) other = in_layout(other, operand->type);
         break;
       }
+    // A dot's result leaves in 16-byte runs of rows where its pointers allow
+    // (iris::store with ContiguousRows), not element by element.
+    if (v->op == TirOp::Store && stores_dot_rows(*v)) v->contiguous_rows = true;
     return v;
   }
 
@@ -157,6 +166,15 @@ class LayoutAssigner {
     }
     if (s.kind == TirStmtKind::Let || s.kind == TirStmtKind::Var || s.kind == TirStmtKind::Assign)
       s.value = in_layout(s.value, s.var->type);
+  }
+
+  // A store of a 2-D tile in the Dot layout through pointers that advance
+  // by one element along each row.
+  bool stores_dot_rows(const TirValue& store) const {
+    const TirValue* ptr = store.operands[0];
+    const TirValue* value = store.operands[1];
+    return value->type.is_tile() && value->type.dims.size() == 2 && value->type.layout == TirLayout::Dot &&
+           ptr->type.is_tile() && row_stride(ptr, lets_) == 1;
   }
 
   static TirType blocked(TirType t) {
@@ -204,6 +222,7 @@ class LayoutAssigner {
   // Lets (of a kept value type) that recomputable_here() allows to compute again.
   std::unordered_map<const TirVar*, const TirValue*> let_values_;
   std::unordered_set<const TirVar*> mutable_;  // variables of `var` statements
+  LetValues lets_;                             // every let of the function
 };
 
 }  // namespace

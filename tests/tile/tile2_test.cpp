@@ -629,6 +629,45 @@ void check_layout_moves() {
   }
 }
 
+// A bf16 tile in dot's accumulator layout stored through contiguous rows
+// (m x n of an ld-wide matrix at out + offset), as generated code stores a
+// dot's result (iris::ContiguousRows): on an NVIDIA GPU in 16-byte runs of
+// rows where they are aligned and unmasked, element by element where not
+// (the right edge, rows of an ld that is not a multiple of 8, a misaligned
+// base).
+template <int M, int N>
+struct StoreDotRows {
+  static IRIS_HD void run(const Program&, iris::bfloat16* out, int32_t m, int32_t n, int32_t ld) {
+    using namespace iris;
+    using D = DotLayout<bfloat16, M, N>;
+    const auto rows = broadcast_to<D>(expand_dims<1>(arange<M>()));
+    const auto cols = broadcast_to<D>(expand_dims<0>(arange<N>()));
+    // value_at(r, c) below, computed where the layout puts each element
+    const auto value = as<bfloat16>(as<float>(sub(mod(add(mul(rows, 3), cols), 64), 32)));
+    store(add(add(out, mul(rows, ld)), cols), value, logical_and(lt(rows, m), lt(cols, n)), Unchecked{},
+          ContiguousRows{});
+  }
+};
+
+template <int M, int N>
+void check_store_dot_rows(int m, int n, int ld, int offset) {
+  CAPTURE(m);
+  CAPTURE(n);
+  CAPTURE(ld);
+  CAPTURE(offset);
+  const auto value_at = [](int r, int c) { return static_cast<float>((r * 3 + c) % 64 - 32); };  // exact in bf16
+  const iris::bfloat16 sentinel(1000.0f);
+  Buffer<iris::bfloat16> out(offset + M * ld, sentinel);
+  run<StoreDotRows<M, N>>(1, out.data() + offset, m, n, ld);
+  for (int i = 0; i < offset + M * ld; ++i) {
+    const int r = (i - offset) / ld, c = (i - offset) % ld;
+    const bool stored = i >= offset && r < m && c < n;
+    CAPTURE(r);
+    CAPTURE(c);
+    REQUIRE(static_cast<float>(out[i]) == (stored ? value_at(r, c) : 1000.0f));
+  }
+}
+
 // MmaAcc's placement for 256 threads (8 warps), checked on every target
 // through the mapping it is built on: every element exactly once, runs of
 // vec = 2 adjacent, and the fragment of mma.sync's accumulator (lane l's
@@ -782,6 +821,15 @@ TEST_CASE("tile 2-D: arange, zeros, full, broadcast_to and convert_layout in a g
   check_layout_moves<8, 8, iris::DotLayout<iris::bfloat16, 8, 8>>();
   check_layout_moves<64, 64, iris::CopyLayout<iris::bfloat16, 64, 64>>();  // runs of 8 per thread
   check_layout_moves<32, 32, iris::CopyLayout<float, 32, 32>>();           // runs of 4
+}
+
+TEST_CASE("tile 2-D: a dot's result stored in runs of contiguous rows (ContiguousRows)") {
+  check_store_dot_rows<64, 64>(64, 64, 64, 0);     // every run whole
+  check_store_dot_rows<64, 64>(50, 61, 64, 0);     // the right edge cuts a run, rows cut off
+  check_store_dot_rows<64, 64>(64, 64, 68, 0);     // every other row 8 bytes off 16
+  check_store_dot_rows<64, 64>(64, 64, 64, 1);     // a misaligned base
+  check_store_dot_rows<128, 256>(128, 256, 256, 0);  // wgmma's accumulator grid (sm_90a)
+  check_store_dot_rows<16, 64>(16, 64, 64, 0);
 }
 
 TEST_CASE("tile 2-D: MmaAcc places each element once, in mma.sync's accumulator fragments") {

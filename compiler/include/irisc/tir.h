@@ -139,8 +139,9 @@ struct TirValue {
   // Atomic and Sync: the enumerators' spellings (iris/memory_model.def).
   std::string_view sem, scope, cmp, atomic_op;
   bool signal_add = false;  // Signal: add to the signal rather than set it
-  // CopyAsync: the pointers advance by one element along each row, so a run
-  // of a row's elements is one contiguous access (the pipelining pass proves it).
+  // CopyAsync and Store: the pointers advance by one element along each row,
+  // so a run of a row's elements is one contiguous access (the pipelining
+  // pass and layout assignment prove it: row_analysis.h).
   bool contiguous_rows = false;
   // CopyAsync: along each row the mask holds on one run of consecutive
   // columns, so a run of the copy is whole where its ends are.

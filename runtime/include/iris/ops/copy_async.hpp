@@ -80,14 +80,6 @@
 
 namespace iris {
 
-// What copy_async knows of its pointers: nothing, or that they advance by
-// one element along each row; and of its mask: nothing, or that along each
-// row it holds on one run of consecutive columns.
-struct AnyPointers {};
-struct ContiguousRows {};
-struct AnyMask {};
-struct RowIntervals {};
-
 namespace detail {
 
 // The elements of a run: 16 bytes (one cp.async) where the layout's vec of T

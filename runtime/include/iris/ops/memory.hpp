@@ -7,6 +7,7 @@
 
 #include "iris/device.hpp"
 #include "iris/ops/block.hpp"
+#include "iris/ops/store_nvidia.hpp"
 #include "iris/types/checked.hpp"
 #include "iris/types/tile.hpp"
 
@@ -114,6 +115,16 @@ struct alignas(sizeof(T) * V) Chunk {
   T x[V];
 };
 
+// What the compiler has proved of an access's pointers: nothing, or that
+// they advance by one element along each row (base + rows * ld + columns);
+// and of its mask: nothing, or that along each row it holds on one run of
+// consecutive columns (rows < M && cols < N). copy_async
+// (ops/copy_async.hpp) takes both, store the first.
+struct AnyPointers {};
+struct ContiguousRows {};
+struct AnyMask {};
+struct RowIntervals {};
+
 // A pointer tile's elements of this thread, in runs of its layout's `vec`
 // consecutive elements where the tile is contiguous (single elements where it
 // is not). A run that the hardware moves in one vector access (vector_access),
@@ -175,8 +186,12 @@ IRIS_HD auto load(const P& ptr, const M& mask = {}, const O& other = {}, const C
   }
 }
 
-template <class P, class X, class M = NoMask, class C = Unchecked>
-IRIS_HD void store(const P& ptr, const X& value, const M& mask = {}, const C& check = {}) {
+// With ContiguousRows, a store of dot's accumulator fragments of 2-byte
+// elements (MmaAcc on an NVIDIA GPU) goes out in 16-byte runs of rows
+// (ops/store_nvidia.hpp), which its threads' pairs of adjacent elements,
+// 8 rows apart, would not make.
+template <class P, class X, class M = NoMask, class C = Unchecked, class Known = AnyPointers>
+IRIS_HD void store(const P& ptr, const X& value, const M& mask = {}, const C& check = {}, Known = {}) {
   check_memory<Access::store>(check, ptr, mask);
   if constexpr (std::is_pointer_v<P>) {
     using T = std::remove_pointer_t<P>;
@@ -187,18 +202,27 @@ IRIS_HD void store(const P& ptr, const X& value, const M& mask = {}, const C& ch
   } else {
     using T = std::remove_pointer_t<typename P::value_type>;
     using L = common_layout_t<P, X, M>;
-    for_each_run(
-        ptr, mask,
-        [&](auto* first, int c) {
-          constexpr int V = L::vec;
-          Chunk<T, V> values;
-          IRIS_UNROLL
-          for (int k = 0; k < V; ++k) values.x[k] = static_cast<T>(elem(value, c + k));
-          *reinterpret_cast<Chunk<T, V>*>(first) = values;
-        },
-        [&](int j, bool on) {
-          if (on) *ptr[j] = static_cast<T>(elem(value, j));
-        });
+    if constexpr (std::is_same_v<Known, ContiguousRows> && detail::stores_fragment_rows<T, L>) {
+#if defined(__CUDA_ARCH__)
+      const bool active = L::active();
+      detail::store_fragment_rows<T, L>([&](int j) { return ptr[j]; },
+                                        [&](int j) { return static_cast<T>(elem(value, j)); },
+                                        [&](int j) { return active && mask_at(mask, j); });
+#endif
+    } else {
+      for_each_run(
+          ptr, mask,
+          [&](auto* first, int c) {
+            constexpr int V = L::vec;
+            Chunk<T, V> values;
+            IRIS_UNROLL
+            for (int k = 0; k < V; ++k) values.x[k] = static_cast<T>(elem(value, c + k));
+            *reinterpret_cast<Chunk<T, V>*>(first) = values;
+          },
+          [&](int j, bool on) {
+            if (on) *ptr[j] = static_cast<T>(elem(value, j));
+          });
+    }
   }
 }
 
