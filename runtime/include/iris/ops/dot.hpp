@@ -27,10 +27,10 @@
 // the stages of a pipelined K loop, filled by copy_async). Then nothing is
 // staged and nothing synchronised (wait_async did), and dot reads them where
 // they are: with Hopper's wgmma (ops/wgmma_nvidia.hpp) on sm_90a where the
-// accumulator is in wgmma's grid, with mma_dot_shared where the register path
-// would take the tensor cores, element by element otherwise. A pipelined
-// loop's dot, dot(a, b, acc, Pipelined{}), may return before wgmma has
-// written its result: the loop's wait_dots(acc) completes it.
+// accumulator is in wgmma's grid, with shared_matrix_dot (ops/matrix_dot.hpp)
+// where the register path would take the tensor cores, element by element
+// otherwise. A pipelined loop's dot, dot(a, b, acc, Pipelined{}), may return
+// before wgmma has written its result: the loop's wait_dots(acc) completes it.
 #pragma once
 
 #include <cstdint>
@@ -38,6 +38,7 @@
 
 #include "iris/numeric.hpp"
 #include "iris/ops/block.hpp"
+#include "iris/ops/matrix_dot.hpp"
 #include "iris/types/layout.hpp"
 #include "iris/types/shared.hpp"
 #include "iris/types/tile.hpp"
@@ -108,12 +109,11 @@ IRIS_HD auto dot(SharedTile<T, M, K> a, SharedTile<T, K, N> b, const C& acc, Com
   static_assert(detail::dot_types_agree<T, R>());
 #if IRIS_NVIDIA_GPU
   if constexpr (detail::use_wgmma_dot<T, R, layout_of<C>, K, N>) {
-    Tile<float, M * N, layout_of<C>> out;
-    for (int j = 0; j < layout_of<C>::per_thread; ++j) out.v[j] = acc[j];
+    auto out = detail::matrix_dot_result<M, N>(acc);
     detail::wgmma_accumulate<std::is_same_v<Completion, Pipelined>>(out, a, b);
     return out;
   } else if constexpr (detail::use_mma_dot<T, R, layout_of<C>, K>) {
-    return detail::mma_dot_shared<T, M, K, N>(a, b, acc);
+    return detail::shared_matrix_dot<detail::MmaSync, T, M, K, N>(a, b, acc);
   } else
 #endif
   {
@@ -136,7 +136,7 @@ IRIS_HD auto dot(const A& a, const B& b, const C& acc) {
                 "(BLOCK_M * BLOCK_K + BLOCK_K * BLOCK_N elements)");
 #if IRIS_NVIDIA_GPU
   if constexpr (detail::use_mma_dot<T, R, layout_of<C>, K>) {
-    return detail::mma_dot<T, M, K, N>(a, b, acc);
+    return detail::staged_matrix_dot<detail::MmaSync, T, M, K, N>(a, b, acc);
   } else
 #endif
   {

@@ -4,28 +4,21 @@
 //
 // The accumulator has layout MmaAcc<M, N> (types/layout.hpp), whose element j
 // of a thread is register j % 4 of mma tile j / 4 of its warp: the
-// instructions accumulate into the tile's registers in place. Two entries:
-//   mma_dot          register tiles a and b, staged in shared memory first;
-//   mma_dot_shared   a and b already in shared memory (a pipelined K loop's
-//                    stages, types/shared.hpp).
-// Both end in mma_accumulate, which reads a and b through address functions,
-// so the padded staging area and the swizzled stages share one loop.
+// instructions accumulate into the tile's registers in place. MmaSync is the
+// loop over K that ops/matrix_dot.hpp's entries run (staged_matrix_dot for
+// register tiles, shared_matrix_dot for a pipelined K loop's stages).
 //
 // Only the device pass for sm_80 and later has the instructions
 // (IRIS_MMA_SM80); elsewhere dot takes its generic path, which serves every
 // layout.
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
 #include "iris/numeric.hpp"
-#include "iris/ops/block.hpp"
-#include "iris/ops/memory.hpp"
+#include "iris/ops/matrix_dot.hpp"
 #include "iris/types/layout.hpp"
-#include "iris/types/shared.hpp"
-#include "iris/types/tile.hpp"
 
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 #define IRIS_MMA_SM80 1
@@ -84,138 +77,58 @@ __device__ __forceinline__ void mma_m16n8k16(float* d, const uint32_t (&a)[4], c
 }
 #endif
 
-// The shared memory of mma_dot for a (M, K) and b (K, N) of 16-bit elements:
-// rows padded by 8 elements where the whole still fits the static limit.
-template <int M, int K, int N>
-struct MmaStaging {
-  static constexpr int padded_bytes = (M * (K + 8) + K * (N + 8)) * 2;
-  static constexpr int pad = padded_bytes <= static_cast<int>(kStaticSharedBytes) ? 8 : 0;
-  static constexpr int a_stride = K + pad;  // elements from one row of a to the next
-  static constexpr int b_stride = N + pad;
-  static constexpr std::size_t bytes = static_cast<std::size_t>(M * a_stride + K * b_stride) * 2;
-};
-
-// Writes this thread's elements of x, a (Rows, Cols) tile, to s with rows
-// Stride elements apart; runs of the layout's vec consecutive elements in one
-// store where the layout keeps them aligned (Blocked and MmaAcc do).
-template <int Cols, int Stride, class X, class T>
-IRIS_HD void stage_rows(const X& x, T* s) {
-  using L = layout_of<X>;
-  if (!L::active()) return;
-  constexpr int V = (is_blocked<L> || is_mma_acc<L>) && Cols % L::vec == 0 && sizeof(T) * L::vec <= 16 ? L::vec : 1;
-  for (int j = 0; j < L::per_thread; j += V) {
-    const int f = L::index(j);
-    T* at = s + (f / Cols) * Stride + f % Cols;
-    if constexpr (V > 1) {
-      Chunk<T, V> run;
-      for (int k = 0; k < V; ++k) run.x[k] = x[j + k];
-      *reinterpret_cast<Chunk<T, V>*>(at) = run;
-    } else {
-      *at = x[j];
-    }
-  }
-}
-
-// Whether dot(a, b, acc) takes mma_dot here: on the device pass for sm_80 and
+// Whether dot(a, b, acc) takes mma.sync here: on the device pass for sm_80 and
 // later, half or bfloat16 inputs, a float accumulator of layout MmaAcc and K
 // a multiple of 16.
 template <class T, class R, class LC, int K>
 inline constexpr bool use_mma_dot =
     IRIS_MMA_SM80 && is_mma_input<T> && std::is_same_v<R, float> && is_mma_acc<LC> && K % 16 == 0;
 
-#if IRIS_MMA_SM80
 // out (M, N), in MmaAcc<M, N>, += a (M, K) x b (K, N), both in shared memory:
 // a_at(r, c) and b_at(r, c) give the address of element (r, c), whose run of
 // 8 elements along the row (one ldmatrix row) is contiguous there. Each warp
 // runs over K in steps of 16 (A fragments: ldmatrix.x4; B fragments:
 // ldmatrix.x4.trans, two n-tiles at once, from row-major b).
-template <class T, int M, int K, int N, class Out, class AAt, class BAt>
-__device__ __forceinline__ void mma_accumulate(Out& out, AAt a_at, BAt b_at) {
-  using G = typename layout_of<Out>::Grid;
-  const int t = thread_index(), warp = t / 32, lane = t % 32;
-  const int wm = warp / G::WN, wn = warp % G::WN;
-  // Lane l gives the address of row l % 16 and the 8 columns from
-  // (l / 16) * 8 of a 16 x 16 block: of A (matrices: rows 0-7 and 8-15 of
-  // k 0-7, then of k 8-15) and of B (k 0-7 and 8-15 of one n-tile, then of
-  // the next; for the last odd n-tile, x2 from lanes 0-15).
-  const int a_row = wm * G::TM + lane % 16, a_col = (lane / 16) * 8;
-  const int b_row = lane % 16, b_col = wn * G::TN + (lane / 16) * 8;
+struct MmaSync {
+#if IRIS_MMA_SM80
+  template <class T, int M, int K, int N, class Out, class AAt, class BAt>
+  __device__ __forceinline__ static void accumulate(Out& out, AAt a_at, BAt b_at) {
+    using G = typename layout_of<Out>::Grid;
+    const int t = thread_index(), warp = t / 32, lane = t % 32;
+    const int wm = warp / G::WN, wn = warp % G::WN;
+    // Lane l gives the address of row l % 16 and the 8 columns from
+    // (l / 16) * 8 of a 16 x 16 block: of A (matrices: rows 0-7 and 8-15 of
+    // k 0-7, then of k 8-15) and of B (k 0-7 and 8-15 of one n-tile, then of
+    // the next; for the last odd n-tile, x2 from lanes 0-15).
+    const int a_row = wm * G::TM + lane % 16, a_col = (lane / 16) * 8;
+    const int b_row = lane % 16, b_col = wn * G::TN + (lane / 16) * 8;
 #pragma unroll
-  for (int k0 = 0; k0 < K; k0 += 16) {
-    uint32_t af[G::MI][4];
-    uint32_t bf[G::NI][2];
+    for (int k0 = 0; k0 < K; k0 += 16) {
+      uint32_t af[G::MI][4];
+      uint32_t bf[G::NI][2];
 #pragma unroll
-    for (int mi = 0; mi < G::MI; ++mi) ldmatrix_x4(af[mi], a_at(a_row + mi * 16, k0 + a_col));
+      for (int mi = 0; mi < G::MI; ++mi) ldmatrix_x4(af[mi], a_at(a_row + mi * 16, k0 + a_col));
 #pragma unroll
-    for (int ni = 0; ni < G::NI; ni += 2) {
-      if (ni + 1 < G::NI) {
-        uint32_t r[4];
-        ldmatrix_x4_trans(r, b_at(k0 + b_row, b_col + ni * 8));
-        bf[ni][0] = r[0];
-        bf[ni][1] = r[1];
-        bf[ni + 1][0] = r[2];
-        bf[ni + 1][1] = r[3];
-      } else {
-        ldmatrix_x2_trans(bf[ni], b_at(k0 + b_row, wn * G::TN + ni * 8));
+      for (int ni = 0; ni < G::NI; ni += 2) {
+        if (ni + 1 < G::NI) {
+          uint32_t r[4];
+          ldmatrix_x4_trans(r, b_at(k0 + b_row, b_col + ni * 8));
+          bf[ni][0] = r[0];
+          bf[ni][1] = r[1];
+          bf[ni + 1][0] = r[2];
+          bf[ni + 1][1] = r[3];
+        } else {
+          ldmatrix_x2_trans(bf[ni], b_at(k0 + b_row, wn * G::TN + ni * 8));
+        }
       }
+#pragma unroll
+      for (int mi = 0; mi < G::MI; ++mi)
+#pragma unroll
+        for (int ni = 0; ni < G::NI; ++ni) mma_m16n8k16<T>(out.v + (mi * G::NI + ni) * 4, af[mi], bf[ni]);
     }
-#pragma unroll
-    for (int mi = 0; mi < G::MI; ++mi)
-#pragma unroll
-      for (int ni = 0; ni < G::NI; ++ni) mma_m16n8k16<T>(out.v + (mi * G::NI + ni) * 4, af[mi], bf[ni]);
   }
-}
 #endif
-
-// dot of register tiles a (M, K) and b (K, N), of any layout (the default one,
-// as loaded from memory, in practice): they are staged row-major in static
-// shared memory with rows padded by 8 elements (16 bytes: the 8 rows that one
-// ldmatrix phase reads then fall in different banks) where that still fits in
-// 48 KiB, the instance synchronises, mma_accumulate runs, and the instance
-// synchronises again, so that the next user of the memory may write it (the
-// area is the exchange's for that size, ops/block.hpp).
-template <class T, int M, int K, int N, class A, class B, class C>
-IRIS_HD auto mma_dot(const A& a, const B& b, const C& acc) {
-  using L = layout_of<C>;
-  Tile<float, M * N, L> out;
-  for (int j = 0; j < L::per_thread; ++j) out.v[j] = acc[j];
-#if IRIS_MMA_SM80
-  using S = MmaStaging<M, K, N>;
-  static_assert(S::bytes <= kStaticSharedBytes);
-  unsigned char* area = shared_staging_area<S::bytes>();
-  T* sa = reinterpret_cast<T*>(area);
-  T* sb = sa + M * S::a_stride;
-  stage_rows<K, S::a_stride>(a, sa);
-  stage_rows<N, S::b_stride>(b, sb);
-  __syncthreads();
-  mma_accumulate<T, M, K, N>(
-      out, [&](int r, int c) { return sa + r * S::a_stride + c; },
-      [&](int r, int c) { return sb + r * S::b_stride + c; });
-  __syncthreads();
-#else
-  (void)a;
-  (void)b;
-#endif
-  return out;
-}
-
-// dot of tiles already in shared memory (types/shared.hpp), which the caller
-// has made visible to every thread (wait_async, ops/copy_async.hpp): no
-// staging and no synchronisation.
-template <class T, int M, int K, int N, class C>
-IRIS_HD auto mma_dot_shared(SharedTile<T, M, K> a, SharedTile<T, K, N> b, const C& acc) {
-  using L = layout_of<C>;
-  Tile<float, M * N, L> out;
-  for (int j = 0; j < L::per_thread; ++j) out.v[j] = acc[j];
-#if IRIS_MMA_SM80
-  mma_accumulate<T, M, K, N>(
-      out, [&](int r, int c) { return a.at(r, c); }, [&](int r, int c) { return b.at(r, c); });
-#else
-  (void)a;
-  (void)b;
-#endif
-  return out;
-}
+};
 
 }  // namespace detail
 }  // namespace iris
