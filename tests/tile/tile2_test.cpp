@@ -347,7 +347,8 @@ void check_dot_of_type() {
 // ------------------------------------------------- dot's accumulator layout
 // out = acc + 1 + a x b with the accumulator in DotLayout<T, M, N> (MmaAcc on
 // an NVIDIA GPU for half and bfloat16 where the shape fits its warps: dot on
-// tensor cores from sm_80 on; Blocked elsewhere), over Steps calls of dot, one
+// tensor cores from sm_80 on; MfmaAcc on an AMD GPU where it fits its
+// wavefronts; Blocked elsewhere), over Steps calls of dot, one
 // per block of K columns of a (M, Steps * K, addressed as a window) and K rows
 // of b (Steps * K, N). The accumulator is loaded, created and stored in its
 // layout (arange<L>()); flat gets it again converted to the default layout
@@ -700,6 +701,95 @@ void check_mma_grid() {
   CHECK(G::index(32, 0) == (G::WN > 1 ? G::TN : G::TM * N));
 }
 
+
+// One v_mfma_f32_16x16x16f16 (or _16x16x16bf16_1k) of a wavefront, modelled
+// from the register layouts that AMD's matrix instruction calculator gives
+// for CDNA 2 and CDNA 3 (the same for both instructions and architectures):
+// lane l's register v (v = 0 to 3, two 16-bit elements per VGPR) holds
+//   A operand (16 x 16, rows i, columns k):  A[l % 16][4 * (l / 16) + v]
+//   B operand (16 x 16, rows k, columns j):  B[4 * (l / 16) + v][l % 16]
+//   C and D (16 x 16 f32, rows i, columns j): D[4 * (l / 16) + v][l % 16]
+// and D = A x B + C. Registers in, registers out: the matrices exist only here.
+using MfmaRegisters = std::array<std::array<float, 4>, 64>;
+
+void mfma_16x16x16_model(const MfmaRegisters& a_operand, const MfmaRegisters& b_operand, MfmaRegisters& d) {
+  float a[16][16], b[16][16];
+  for (int lane = 0; lane < 64; ++lane)
+    for (int v = 0; v < 4; ++v) {
+      a[lane % 16][4 * (lane / 16) + v] = a_operand[lane][v];
+      b[4 * (lane / 16) + v][lane % 16] = b_operand[lane][v];
+    }
+  for (int lane = 0; lane < 64; ++lane)
+    for (int v = 0; v < 4; ++v) {
+      const int i = 4 * (lane / 16) + v, j = lane % 16;
+      for (int k = 0; k < 16; ++k) d[lane][v] += a[i][k] * b[k][j];
+    }
+}
+
+// MfmaAcc's placement and operands for 256 threads (4 wavefronts), checked on
+// every target through the grid they are built on: every element exactly
+// once, runs of vec = 4 adjacent; and a product (M, K) x (K, N) + acc run as
+// ops/mfma_amd.hpp runs it -- each wave, step of 16 along K and instruction
+// tile feeding b's fragment (b_col, fragment_k) as the instruction's A operand
+// and a's (a_row, fragment_k) as its B, accumulating into the registers that
+// index places -- through the model above, equals the plain product.
+template <int M, int K, int N>
+void check_mfma_grid() {
+  CAPTURE(M);
+  CAPTURE(K);
+  CAPTURE(N);
+  using G = iris::detail::MfmaGrid<M, N, 256>;
+  REQUIRE(G::fits);
+  REQUIRE(G::WM * G::WN == 4);
+  REQUIRE(G::per_thread * 256 == M * N);
+  std::vector<int> seen(M * N, 0);
+  for (int t = 0; t < 256; ++t)
+    for (int j = 0; j < G::per_thread; ++j) {
+      CAPTURE(t);
+      CAPTURE(j);
+      const int f = G::index(t, j);
+      REQUIRE(f >= 0);
+      REQUIRE(f < M * N);
+      ++seen[f];
+      if (j % 4 != 0) REQUIRE(f == G::index(t, j - 1) + 1);
+    }
+  CHECK(std::count(seen.begin(), seen.end(), 1) == M * N);
+
+  auto a_at = [](int r, int k) { return static_cast<float>((r * 3 + k * 5) % 7 - 3); };
+  auto b_at = [](int k, int c) { return static_cast<float>((k * 2 + c * 3) % 5 - 2); };
+  auto acc_at = [](int r, int c) { return static_cast<float>(r - 2 * c); };
+  std::vector<std::array<float, G::per_thread>> registers(256);
+  for (int t = 0; t < 256; ++t)
+    for (int j = 0; j < G::per_thread; ++j) registers[t][j] = acc_at(G::index(t, j) / N, G::index(t, j) % N);
+  for (int wave = 0; wave < 4; ++wave)
+    for (int k0 = 0; k0 < K; k0 += 16)
+      for (int mi = 0; mi < G::MI; ++mi)
+        for (int ni = 0; ni < G::NI; ++ni) {
+          MfmaRegisters from_b, from_a, d;
+          for (int lane = 0; lane < 64; ++lane)
+            for (int v = 0; v < 4; ++v) {
+              const int k = k0 + G::fragment_k(lane) + v;
+              from_b[lane][v] = b_at(k, G::b_col(wave, lane, ni));
+              from_a[lane][v] = a_at(G::a_row(wave, lane, mi), k);
+              d[lane][v] = registers[wave * 64 + lane][(mi * G::NI + ni) * 4 + v];
+            }
+          mfma_16x16x16_model(from_b, from_a, d);
+          for (int lane = 0; lane < 64; ++lane)
+            for (int v = 0; v < 4; ++v) registers[wave * 64 + lane][(mi * G::NI + ni) * 4 + v] = d[lane][v];
+        }
+  std::vector<float> result(M * N);
+  for (int t = 0; t < 256; ++t)
+    for (int j = 0; j < G::per_thread; ++j) result[G::index(t, j)] = registers[t][j];
+  for (int r = 0; r < M; ++r)
+    for (int c = 0; c < N; ++c) {
+      CAPTURE(r);
+      CAPTURE(c);
+      float expected = acc_at(r, c);
+      for (int k = 0; k < K; ++k) expected += a_at(r, k) * b_at(k, c);
+      REQUIRE(result[r * N + c] == expected);
+    }
+}
+
 }  // namespace
 
 TEST_CASE("tile 2-D: arange of a shape, expand_dims and broadcast_to from ranges, pointers and register tiles") {
@@ -845,6 +935,21 @@ TEST_CASE("tile 2-D: MmaAcc places each element once, in mma.sync's accumulator 
   CHECK(!iris::detail::MmaGrid<64, 64, 1>::fits);   // the CPU: one thread
 }
 
+TEST_CASE("tile 2-D: MfmaAcc places each element once, and MFMA's modelled registers compute the product") {
+  check_mfma_grid<64, 32, 64>();
+  check_mfma_grid<128, 32, 128>();
+  check_mfma_grid<64, 16, 128>();
+  check_mfma_grid<16, 32, 64>();
+  check_mfma_grid<32, 16, 32>();
+  check_mfma_grid<256, 16, 32>();
+  CHECK(iris::detail::MfmaGrid<16, 64, 256>::WN == 4);  // one row of waves where M is one instruction tile
+  CHECK(!iris::detail::MfmaGrid<8, 8, 256>::fits);
+  CHECK(!iris::detail::MfmaGrid<64, 16, 256>::fits);  // 2 x 2 waves: N must be a multiple of 32
+  CHECK(!iris::detail::MfmaGrid<16, 32, 256>::fits);  // 1 x 4 waves: N must be a multiple of 64
+  CHECK(!iris::detail::MfmaGrid<64, 64, 32>::fits);   // less than a wavefront
+  CHECK(!iris::detail::MfmaGrid<64, 64, 1>::fits);    // the CPU: one thread
+}
+
 TEST_CASE("tile 2-D: shapes are part of the type; expand_dims and reshape keep ranges and pointers symbolic") {
   using iris::Blocked;
   using iris::ContigPtrs;
@@ -903,9 +1008,13 @@ TEST_CASE("tile 2-D: shapes are part of the type; expand_dims and reshape keep r
   using iris::DotLayout;
   using iris::bfloat16;
   using iris::half;
-  constexpr bool mma = IRIS_NVIDIA_GPU;
-  CHECK(std::is_same_v<DotLayout<bfloat16, 64, 64>, std::conditional_t<mma, iris::MmaAcc<64, 64>, Blocked<64, 64>>>);
-  CHECK(std::is_same_v<DotLayout<half, 16, 64>, std::conditional_t<mma, iris::MmaAcc<16, 64>, Blocked<16, 64>>>);
+  // The matrix instructions' accumulator of the target, Blocked on the CPU.
+  using Acc64x64 = std::conditional_t<IRIS_NVIDIA_GPU, iris::MmaAcc<64, 64>,
+                                      std::conditional_t<IRIS_AMD_GPU, iris::MfmaAcc<64, 64>, Blocked<64, 64>>>;
+  using Acc16x64 = std::conditional_t<IRIS_NVIDIA_GPU, iris::MmaAcc<16, 64>,
+                                      std::conditional_t<IRIS_AMD_GPU, iris::MfmaAcc<16, 64>, Blocked<16, 64>>>;
+  CHECK(std::is_same_v<DotLayout<bfloat16, 64, 64>, Acc64x64>);
+  CHECK(std::is_same_v<DotLayout<half, 16, 64>, Acc16x64>);
   CHECK(std::is_same_v<DotLayout<float, 64, 64>, Blocked<64, 64>>);
   CHECK(std::is_same_v<DotLayout<int8_t, 64, 64>, Blocked<64, 64>>);
   CHECK(std::is_same_v<DotLayout<bfloat16, 8, 8>, Blocked<8, 8>>);

@@ -28,11 +28,18 @@
 // The GPU's vendor, from macros that are the same in the host and the device
 // pass of one compilation (so that types chosen by it, such as DotLayout, agree
 // between the passes): NVIDIA (nvcc) unless hip-clang (__HIP__) compiles for
-// AMD. 0 on the CPU target.
+// AMD. Both 0 on the CPU target.
+// IRIS_AMD_GPU is the other GPU target, hip-clang's, whatever its device
+// architecture (which differs between the device passes of one compilation).
 #if IRIS_GPU && !defined(__HIP__) && !defined(__HIP_PLATFORM_AMD__)
 #define IRIS_NVIDIA_GPU 1
+#define IRIS_AMD_GPU 0
+#elif IRIS_GPU
+#define IRIS_NVIDIA_GPU 0
+#define IRIS_AMD_GPU 1
 #else
 #define IRIS_NVIDIA_GPU 0
+#define IRIS_AMD_GPU 0
 #endif
 
 // Unrolls the loop that follows on the GPU compilers (nvcc, hip-clang), where

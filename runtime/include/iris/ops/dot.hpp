@@ -7,7 +7,7 @@
 //   float               float
 //   int8_t              int32_t
 //
-// Two implementations behind the one call:
+// Three implementations behind the one call:
 //
 //  * tensor cores (ops/mma_nvidia.hpp): on an NVIDIA GPU of sm_80 or later,
 //    for half and bfloat16 inputs, K a multiple of 16 and an accumulator of
@@ -15,22 +15,29 @@
 //    there, and what generated code creates its accumulators in. a and b are
 //    staged in shared memory and every warp runs mma.sync over its part of
 //    the result, in the accumulator's registers.
-//  * the generic path, everywhere else (the CPU, AMD, float and int8_t, a
-//    Blocked accumulator, GPUs older than sm_80 and the host pass of a GPU
-//    compilation): the exchange (ops/block.hpp) stages a and b in shared
-//    memory and each thread computes its own elements of the result, in acc's
-//    layout, with a loop over K.
+//  * matrix cores (ops/mfma_amd.hpp): on an AMD GPU of gfx90a or gfx94x, for
+//    half and bfloat16 inputs, K a multiple of 16 and an accumulator of layout
+//    MfmaAcc<M, N> -- DotLayout<T, M, N> there. The same frame
+//    (ops/matrix_dot.hpp): a and b staged in shared memory, every wavefront
+//    running MFMA instructions over its part of the result. Compiled for both
+//    architectures and checked to emit v_mfma (tests/amd), not run.
+//  * the generic path, everywhere else (the CPU, float and int8_t, a
+//    Blocked accumulator, NVIDIA GPUs older than sm_80, AMD GPUs without
+//    MFMA and the host pass of a GPU compilation): the exchange
+//    (ops/block.hpp) stages a and b in shared memory and each thread computes
+//    its own elements of the result, in acc's layout, with a loop over K.
 //
-// Both stage a and b in at most 48 KiB of static shared memory.
+// All stage a and b in at most 48 KiB of static shared memory.
 //
 // a and b may also be tiles in shared memory (SharedTile, types/shared.hpp:
 // the stages of a pipelined K loop, filled by copy_async). Then nothing is
 // staged and nothing synchronised (wait_async did), and dot reads them where
 // they are: with Hopper's wgmma (ops/wgmma_nvidia.hpp) on sm_90a where the
 // accumulator is in wgmma's grid, with shared_matrix_dot (ops/matrix_dot.hpp)
-// where the register path would take the tensor cores, element by element
-// otherwise. A pipelined loop's dot, dot(a, b, acc, Pipelined{}), may return
-// before wgmma has written its result: the loop's wait_dots(acc) completes it.
+// where the register path would take the tensor cores or MFMA, element by
+// element otherwise. A pipelined loop's dot, dot(a, b, acc, Pipelined{}), may
+// return before wgmma has written its result: the loop's wait_dots(acc)
+// completes it.
 #pragma once
 
 #include <cstdint>
@@ -46,6 +53,8 @@
 #if IRIS_NVIDIA_GPU
 #include "iris/ops/mma_nvidia.hpp"
 #include "iris/ops/wgmma_nvidia.hpp"
+#elif IRIS_AMD_GPU
+#include "iris/ops/mfma_amd.hpp"
 #endif
 
 namespace iris {
@@ -115,6 +124,10 @@ IRIS_HD auto dot(SharedTile<T, M, K> a, SharedTile<T, K, N> b, const C& acc, Com
   } else if constexpr (detail::use_mma_dot<T, R, layout_of<C>, K>) {
     return detail::shared_matrix_dot<detail::MmaSync, T, M, K, N>(a, b, acc);
   } else
+#elif IRIS_AMD_GPU
+  if constexpr (detail::use_mfma_dot<T, R, layout_of<C>, K>) {
+    return detail::shared_matrix_dot<detail::Mfma, T, M, K, N>(a, b, acc);
+  } else
 #endif
   {
     return detail::dot_elements<K, N>(acc, [&](int r, int k) { return *a.at(r, k); },
@@ -137,6 +150,10 @@ IRIS_HD auto dot(const A& a, const B& b, const C& acc) {
 #if IRIS_NVIDIA_GPU
   if constexpr (detail::use_mma_dot<T, R, layout_of<C>, K>) {
     return detail::staged_matrix_dot<detail::MmaSync, T, M, K, N>(a, b, acc);
+  } else
+#elif IRIS_AMD_GPU
+  if constexpr (detail::use_mfma_dot<T, R, layout_of<C>, K>) {
+    return detail::staged_matrix_dot<detail::Mfma, T, M, K, N>(a, b, acc);
   } else
 #endif
   {

@@ -1,5 +1,6 @@
 // The frame of dot on a GPU's matrix instructions (ops/dot.hpp), which the
-// per-target files fill in: ops/mma_nvidia.hpp (mma.sync). Two entries:
+// per-target files fill in: ops/mma_nvidia.hpp (mma.sync) and ops/mfma_amd.hpp
+// (MFMA). Two entries:
 //   staged_matrix_dot   register tiles a and b, staged row-major in static
 //                       shared memory first;
 //   shared_matrix_dot   a and b already in shared memory (a pipelined K loop's
@@ -45,7 +46,8 @@ template <int Cols, int Stride, class X, class T>
 IRIS_HD void stage_rows(const X& x, T* s) {
   using L = layout_of<X>;
   if (!L::active()) return;
-  constexpr int V = (is_blocked<L> || is_mma_acc<L>) && Cols % L::vec == 0 && sizeof(T) * L::vec <= 16 ? L::vec : 1;
+  constexpr bool aligned_runs = is_blocked<L> || is_mma_acc<L> || is_mfma_acc<L>;
+  constexpr int V = aligned_runs && Cols % L::vec == 0 && sizeof(T) * L::vec <= 16 ? L::vec : 1;
   for (int j = 0; j < L::per_thread; j += V) {
     const int f = L::index(j);
     T* at = s + (f / Cols) * Stride + f % Cols;

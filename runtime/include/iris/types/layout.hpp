@@ -184,25 +184,104 @@ struct MmaAcc {
 template <class L> inline constexpr bool is_mma_acc = false;
 template <int M, int N> inline constexpr bool is_mma_acc<MmaAcc<M, N>> = true;
 
+// ---------------------------------------------------------------- MfmaAcc
+// The accumulators of AMD's MFMA instructions v_mfma_f32_16x16x16f16 and
+// v_mfma_f32_16x16x16bf16_1k (gfx90a and gfx942: CDNA 2 and 3, wavefronts of
+// 64 lanes) over an (M, N) tile. The Threads / 64 wavefronts of the program
+// instance form a grid of WM x WN waves (WM = min(M / 16, waves / 2), at least
+// 1; WN = waves / WM: square sub-tiles load the fewest operands per
+// instruction); wave (wm, wn) = (wave / WN, wave % WN) owns the (TM, TN) =
+// (M / WM, N / WN) sub-tile at (wm * TM, wn * TN), MI x NI instruction tiles
+// of 16 x 16. Element j of a thread (lane = thread % 64): i = j / 4 is
+// instruction tile (mi, ni) = (i / NI, i % NI) and v = j % 4 its register, at
+// row mi * 16 + lane % 16 and column ni * 16 + 4 * (lane / 16) + v of the
+// sub-tile: v = 0 to 3 are adjacent columns (vec 4, one 16-byte store of
+// floats). Every thread holds elements (active).
+//
+// That is the instruction's result transposed: its lane l holds rows
+// 4 (l / 16) to 4 (l / 16) + 3 of column l % 16 of D = A x B. ops/mfma_amd.hpp
+// computes b^T x a^T instead, b's fragment as the instruction's A operand and
+// a's as its B, so that a thread's registers lie along a row of the result.
+// The operands of a step of 16 along K, k0: lane l's 4 registers of a's
+// fragment of instruction row mi are a(a_row(wave, l, mi), k0 + fragment_k(l)
+// + v), consecutive in a row-major a; of b's fragment of instruction column
+// ni, b(k0 + fragment_k(l) + v, b_col(wave, l, ni)).
+namespace detail {
+template <int M, int N, int Threads>
+struct MfmaGrid {
+  static constexpr int waves = Threads / 64;
+  static constexpr int half_waves = waves / 2 > 0 ? waves / 2 : waves;  // one wave: 1
+  static constexpr int WM = M / 16 < half_waves ? M / 16 : half_waves;
+  static constexpr int WN = WM > 0 ? waves / WM : 0;
+  // WM and WN as divisors: never 0, even where `fits` fails.
+  static constexpr int DM = WM > 0 ? WM : 1, DN = WN > 0 ? WN : 1;
+  // Whether the wave grid tiles (M, N) exactly with 16 x 16 instruction tiles.
+  static constexpr bool fits =
+      Threads % 64 == 0 && WM > 0 && WN > 0 && waves % DM == 0 && M % (16 * DM) == 0 && N % (16 * DN) == 0;
+  static constexpr int TM = fits ? M / DM : 16, TN = fits ? N / DN : 16;
+  static constexpr int MI = TM / 16, NI = TN / 16;
+  static constexpr int per_thread = MI * NI * 4;
+  IRIS_HD static constexpr int a_row(int wave, int lane, int mi) { return (wave / DN) * TM + mi * 16 + lane % 16; }
+  IRIS_HD static constexpr int b_col(int wave, int lane, int ni) { return (wave % DN) * TN + ni * 16 + lane % 16; }
+  IRIS_HD static constexpr int fragment_k(int lane) { return 4 * (lane / 16); }
+  // The flat index of element j of thread t.
+  IRIS_HD static constexpr int index(int t, int j) {
+    const int wave = t / 64, lane = t % 64;
+    const int i = j / 4, v = j % 4;
+    const int row = a_row(wave, lane, i / NI);  // the row of a that the lane feeds
+    const int col = (wave % DN) * TN + (i % NI) * 16 + fragment_k(lane) + v;
+    return row * N + col;
+  }
+};
+}  // namespace detail
+
+template <int M, int N>
+struct MfmaAcc {
+  using Grid = detail::MfmaGrid<M, N, kThreads>;
+  static_assert(is_tile_size(M) && is_tile_size(N), "tile dimensions are positive powers of two");
+  static_assert(Grid::fits,
+                "MfmaAcc<M, N>: the wavefronts of a program instance must tile (M, N) with 16 x 16 MFMA tiles "
+                "(M a multiple of 16 * WM, N of 16 * WN); DotLayout<T, M, N> picks Blocked<M, N> where they do not");
+  static constexpr int rank = 2;
+  static constexpr int rows = M;
+  static constexpr int cols = N;
+  static constexpr int size = M * N;
+  static constexpr int per_thread = Grid::per_thread;
+  static constexpr int vec = 4;
+  IRIS_HD static int index(int j) { return Grid::index(thread_index(), j); }
+  IRIS_HD static bool active() { return true; }
+};
+
+template <class L> inline constexpr bool is_mfma_acc = false;
+template <int M, int N> inline constexpr bool is_mfma_acc<MfmaAcc<M, N>> = true;
+
 // The layout of dot's accumulator and result for inputs of type T and a
 // result of shape (M, N), which generated code gives the accumulator it
-// creates (zeros<float, DotLayout<T, M, N>>()): MmaAcc<M, N> where dot uses
-// tensor cores for T on this target (half and bfloat16 on an NVIDIA GPU, the
-// shape fitting the warp grid), Blocked<M, N> everywhere else (the CPU, AMD,
-// float and int8_t inputs, small shapes). It depends on macros that are the
-// same in a GPU compilation's host and device passes, never on the device
-// architecture: on an NVIDIA GPU older than sm_80 dot takes an MmaAcc
-// accumulator through its generic path.
+// creates (zeros<float, DotLayout<T, M, N>>()): the accumulator of the
+// target's matrix instructions where dot uses them for T (half and bfloat16),
+// the shape fitting their grid of warps or wavefronts -- MmaAcc<M, N> on an
+// NVIDIA GPU, MfmaAcc<M, N> on an AMD one -- and Blocked<M, N> everywhere else
+// (the CPU, float and int8_t inputs, small shapes). It depends on macros that
+// are the same in a GPU compilation's host and device passes, never on the
+// device architecture: on an NVIDIA GPU older than sm_80, or an AMD GPU
+// without MFMA (ops/mfma_amd.hpp), dot takes such an accumulator through its
+// generic path.
 namespace detail {
 template <class T>
 inline constexpr bool is_mma_input = std::is_same_v<T, half> || std::is_same_v<T, bfloat16>;
-template <bool Mma, int M, int N> struct dot_layout { using type = Blocked<M, N>; };
-template <int M, int N> struct dot_layout<true, M, N> { using type = MmaAcc<M, N>; };
+enum class DotAccumulator { blocked, mma, mfma };
+template <class T, int M, int N>
+inline constexpr DotAccumulator dot_accumulator_kind =
+    !is_mma_input<T>                                   ? DotAccumulator::blocked
+    : IRIS_NVIDIA_GPU && MmaGrid<M, N, kThreads>::fits ? DotAccumulator::mma
+    : IRIS_AMD_GPU && MfmaGrid<M, N, kThreads>::fits   ? DotAccumulator::mfma
+                                                       : DotAccumulator::blocked;
+template <DotAccumulator Kind, int M, int N> struct dot_layout { using type = Blocked<M, N>; };
+template <int M, int N> struct dot_layout<DotAccumulator::mma, M, N> { using type = MmaAcc<M, N>; };
+template <int M, int N> struct dot_layout<DotAccumulator::mfma, M, N> { using type = MfmaAcc<M, N>; };
 }  // namespace detail
 
 template <class T, int M, int N>
-using DotLayout = typename detail::dot_layout<IRIS_NVIDIA_GPU && detail::is_mma_input<T> &&
-                                                  detail::MmaGrid<M, N, kThreads>::fits,
-                                              M, N>::type;
+using DotLayout = typename detail::dot_layout<detail::dot_accumulator_kind<T, M, N>, M, N>::type;
 
 }  // namespace iris

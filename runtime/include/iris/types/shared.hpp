@@ -32,7 +32,9 @@
 // 16-byte chunk bits of an address with the bits above the 128-byte line,
 // over 1024, 512 or 256 bytes for panel rows of 128, 64 or 32 bytes, once a
 // tile starts on a multiple of 1024 bytes, which rings keep. The same layout
-// is used on every target, so the CPU tests exercise it too.
+// is used on every target, so the CPU tests exercise it too; AMD's MFMA
+// (ops/mfma_amd.hpp) reads 8-byte halves of chunks of a and single elements
+// of b, which it serves as well.
 #pragma once
 
 #include <cstddef>
