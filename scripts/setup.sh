@@ -12,8 +12,10 @@ packages=(
   llvm-19-dev libclang-19-dev libclang-cpp19-dev clang-19 lld-19 libclang-rt-19-dev
   # clang-offload-bundler, which clang-19 runs to make the fat objects of the AMD compile
   # and tests/amd/check_executable.py to read the code objects of the AMD programs;
-  # FileCheck for the generated-code tests (tests/codegen).
-  clang-tools-19 llvm-19-tools
+  # llvm-readelf, llvm-objcopy and llvm-objdump (llvm-19, which llvm-19-dev brings too), with
+  # which tests/amd reads and disassembles them; FileCheck for the generated-code tests
+  # (tests/codegen) and the AMD disassembly (tests/amd).
+  clang-tools-19 llvm-19 llvm-19-tools
   # What LLVM 19's CMake package links against, and the programs its find
   # modules record (pkg-config, xmllint), so that every machine configures alike.
   libzstd-dev zlib1g-dev libz3-dev libxml2-dev libffi-dev pkgconf libxml2-utils
