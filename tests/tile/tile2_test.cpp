@@ -669,17 +669,12 @@ void check_store_dot_rows(int m, int n, int ld, int offset) {
   }
 }
 
-// MmaAcc's placement for 256 threads (8 warps), checked on every target
-// through the mapping it is built on: every element exactly once, runs of
-// vec = 2 adjacent, and the fragment of mma.sync's accumulator (lane l's
-// registers 0-3 at rows l / 4 and l / 4 + 8, columns 2 * (l % 4) and the next).
-template <int M, int N>
-void check_mma_grid() {
-  CAPTURE(M);
-  CAPTURE(N);
-  using G = iris::detail::MmaGrid<M, N, 256>;
+// That the grid G of a matrix instruction's accumulator over an (M, N) tile
+// places, for 256 threads, every element exactly once, each thread's elements
+// in runs of Vec adjacent ones.
+template <class G, int M, int N, int Vec>
+void check_grid_places_once() {
   REQUIRE(G::fits);
-  REQUIRE(G::WM * G::WN == 8);
   REQUIRE(G::per_thread * 256 == M * N);
   std::vector<int> seen(M * N, 0);
   for (int t = 0; t < 256; ++t)
@@ -690,9 +685,22 @@ void check_mma_grid() {
       REQUIRE(f >= 0);
       REQUIRE(f < M * N);
       ++seen[f];
-      if (j % 2 == 1) REQUIRE(f == G::index(t, j - 1) + 1);
+      if (j % Vec != 0) REQUIRE(f == G::index(t, j - 1) + 1);
     }
   CHECK(std::count(seen.begin(), seen.end(), 1) == M * N);
+}
+
+// MmaAcc's placement for 256 threads (8 warps), checked on every target
+// through the mapping it is built on: every element exactly once, runs of
+// vec = 2 adjacent, and the fragment of mma.sync's accumulator (lane l's
+// registers 0-3 at rows l / 4 and l / 4 + 8, columns 2 * (l % 4) and the next).
+template <int M, int N>
+void check_mma_grid() {
+  CAPTURE(M);
+  CAPTURE(N);
+  using G = iris::detail::MmaGrid<M, N, 256>;
+  REQUIRE(G::WM * G::WN == 8);
+  check_grid_places_once<G, M, N, 2>();
   for (int lane = 0; lane < 32; ++lane) {
     CAPTURE(lane);
     for (int q = 0; q < 4; ++q) CHECK(G::index(lane, q) == (lane / 4 + 8 * (q / 2)) * N + 2 * (lane % 4) + q % 2);
@@ -739,21 +747,8 @@ void check_mfma_grid() {
   CAPTURE(K);
   CAPTURE(N);
   using G = iris::detail::MfmaGrid<M, N, 256>;
-  REQUIRE(G::fits);
   REQUIRE(G::WM * G::WN == 4);
-  REQUIRE(G::per_thread * 256 == M * N);
-  std::vector<int> seen(M * N, 0);
-  for (int t = 0; t < 256; ++t)
-    for (int j = 0; j < G::per_thread; ++j) {
-      CAPTURE(t);
-      CAPTURE(j);
-      const int f = G::index(t, j);
-      REQUIRE(f >= 0);
-      REQUIRE(f < M * N);
-      ++seen[f];
-      if (j % 4 != 0) REQUIRE(f == G::index(t, j - 1) + 1);
-    }
-  CHECK(std::count(seen.begin(), seen.end(), 1) == M * N);
+  check_grid_places_once<G, M, N, 4>();
 
   auto a_at = [](int r, int k) { return static_cast<float>((r * 3 + k * 5) % 7 - 3); };
   auto b_at = [](int k, int c) { return static_cast<float>((k * 2 + c * 3) % 5 - 2); };

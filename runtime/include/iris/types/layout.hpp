@@ -164,21 +164,30 @@ struct MmaGrid {
 };
 }  // namespace detail
 
-template <int M, int N>
-struct MmaAcc {
-  using Grid = detail::MmaGrid<M, N, kThreads>;
+namespace detail {
+// What the accumulators of matrix instructions share: an (M, N) layout whose
+// grid G of warps or wavefronts places every element (G::index(thread, j)),
+// each thread holding G::per_thread of them in runs of Vec adjacent columns.
+template <class G, int M, int N, int Vec>
+struct GridLayout {
   static_assert(is_tile_size(M) && is_tile_size(N), "tile dimensions are positive powers of two");
-  static_assert(Grid::fits,
-                "MmaAcc<M, N>: the warps of a program instance must tile (M, N) with 16 x 8 mma tiles "
-                "(M a multiple of 16 * WM, N of 8 * WN); DotLayout<T, M, N> picks Blocked<M, N> where they do not");
+  using Grid = G;
   static constexpr int rank = 2;
   static constexpr int rows = M;
   static constexpr int cols = N;
   static constexpr int size = M * N;
-  static constexpr int per_thread = Grid::per_thread;
-  static constexpr int vec = 2;
-  IRIS_HD static int index(int j) { return Grid::index(thread_index(), j); }
+  static constexpr int per_thread = G::per_thread;
+  static constexpr int vec = Vec;
+  IRIS_HD static int index(int j) { return G::index(thread_index(), j); }
   IRIS_HD static bool active() { return true; }
+};
+}  // namespace detail
+
+template <int M, int N>
+struct MmaAcc : detail::GridLayout<detail::MmaGrid<M, N, kThreads>, M, N, 2> {
+  static_assert(detail::MmaGrid<M, N, kThreads>::fits,
+                "MmaAcc<M, N>: the warps of a program instance must tile (M, N) with 16 x 8 mma tiles "
+                "(M a multiple of 16 * WM, N of 8 * WN); DotLayout<T, M, N> picks Blocked<M, N> where they do not");
 };
 
 template <class L> inline constexpr bool is_mma_acc = false;
@@ -236,20 +245,10 @@ struct MfmaGrid {
 }  // namespace detail
 
 template <int M, int N>
-struct MfmaAcc {
-  using Grid = detail::MfmaGrid<M, N, kThreads>;
-  static_assert(is_tile_size(M) && is_tile_size(N), "tile dimensions are positive powers of two");
-  static_assert(Grid::fits,
+struct MfmaAcc : detail::GridLayout<detail::MfmaGrid<M, N, kThreads>, M, N, 4> {
+  static_assert(detail::MfmaGrid<M, N, kThreads>::fits,
                 "MfmaAcc<M, N>: the wavefronts of a program instance must tile (M, N) with 16 x 16 MFMA tiles "
                 "(M a multiple of 16 * WM, N of 16 * WN); DotLayout<T, M, N> picks Blocked<M, N> where they do not");
-  static constexpr int rank = 2;
-  static constexpr int rows = M;
-  static constexpr int cols = N;
-  static constexpr int size = M * N;
-  static constexpr int per_thread = Grid::per_thread;
-  static constexpr int vec = 4;
-  IRIS_HD static int index(int j) { return Grid::index(thread_index(), j); }
-  IRIS_HD static bool active() { return true; }
 };
 
 template <class L> inline constexpr bool is_mfma_acc = false;
