@@ -1,8 +1,8 @@
 // Layout assignment: `dot` accumulates in the layout of its target's matrix
-// units (iris::DotLayout<T, M, N>: tensor-core fragments on NVIDIA GPUs for
-// f16 and bf16, the blocked layout elsewhere), and this pass makes the values
-// around each dot live in that layout too, so that the accumulator never
-// moves between threads inside a K loop:
+// units (iris::DotLayout<T, M, N>: tensor-core fragments on NVIDIA GPUs and
+// MFMA ones on AMD GPUs for f16 and bf16, the blocked layout elsewhere), and
+// this pass makes the values around each dot live in that layout too, so that
+// the accumulator never moves between threads inside a K loop:
 //   - A dot's result is in the Dot layout of its operands' element type.
 //   - A variable that a dot accumulates into (`acc = dot(a, b, acc)`) is in
 //     that layout, and so is every value assigned to it (`zeros(...)`).
