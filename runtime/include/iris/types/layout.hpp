@@ -134,31 +134,50 @@ concept Layout = requires { L::size; } && LayoutOf<L, L::size>;
 #define IRIS_WGMMA 0
 #endif
 namespace detail {
-template <int M, int N, int Threads>
-struct MmaGrid {
-  static constexpr int warps = Threads / 32;
-  static constexpr bool warpgroup_rows =
-      IRIS_WGMMA && warps % 4 == 0 && M == 16 * warps && (N == 64 || N == 128 || N == 256);
-  static constexpr int WM = warpgroup_rows ? warps
-                            : M / 16 < 4   ? (M / 16 < warps ? M / 16 : warps)
-                                           : (4 < warps ? 4 : warps);
-  static constexpr int WN = WM > 0 ? warps / WM : 0;
+// The grid of a matrix instruction's accumulator over an (M, N) tile, which
+// MmaGrid and MfmaGrid specialise: the Threads / Group groups of a program
+// instance (warps, wavefronts) as WM = Rows by WN = groups / WM; group
+// (wm, wn) = (g / WN, g % WN) owns the (TM, TN) = (M / WM, N / WN) sub-tile
+// at (wm * TM, wn * TN), MI x NI instruction tiles of 16 x TileN, each thread
+// holding 4 registers of each.
+template <int M, int N, int Threads, int Group, int TileN, int Rows>
+struct GroupGrid {
+  static constexpr int groups = Threads / Group;
+  static constexpr int WM = Rows;
+  static constexpr int WN = WM > 0 ? groups / WM : 0;
   // WM and WN as divisors: never 0, even where `fits` fails before a division
   // (nvcc warns about a zero divisor anywhere in a constant expression).
   static constexpr int DM = WM > 0 ? WM : 1, DN = WN > 0 ? WN : 1;
-  // Whether the warp grid tiles (M, N) exactly with 16 x 8 mma tiles.
-  static constexpr bool fits =
-      Threads % 32 == 0 && WM > 0 && WN > 0 && warps % DM == 0 && M % (16 * DM) == 0 && N % (8 * DN) == 0;
-  static constexpr int TM = fits ? M / DM : 16, TN = fits ? N / DN : 8;
-  static constexpr int MI = TM / 16, NI = TN / 8;
+  // Whether the grid tiles (M, N) exactly with 16 x TileN instruction tiles.
+  static constexpr bool fits = Threads % Group == 0 && WM > 0 && WN > 0 && groups % DM == 0 &&
+                               M % (16 * DM) == 0 && N % (TileN * DN) == 0;
+  static constexpr int TM = fits ? M / DM : 16, TN = fits ? N / DN : TileN;
+  static constexpr int MI = TM / 16, NI = TN / TileN;
   static constexpr int per_thread = MI * NI * 4;
+};
+
+constexpr bool mma_warpgroup_rows(int m, int n, int threads) {
+  const int warps = threads / 32;
+  return IRIS_WGMMA && warps % 4 == 0 && m == 16 * warps && (n == 64 || n == 128 || n == 256);
+}
+constexpr int mma_grid_rows(int m, int n, int threads) {
+  const int warps = threads / 32;
+  return mma_warpgroup_rows(m, n, threads) ? warps
+         : m / 16 < 4                      ? (m / 16 < warps ? m / 16 : warps)
+                                           : (4 < warps ? 4 : warps);
+}
+
+template <int M, int N, int Threads>
+struct MmaGrid : GroupGrid<M, N, Threads, 32, 8, mma_grid_rows(M, N, Threads)> {
+  using Shape = GroupGrid<M, N, Threads, 32, 8, mma_grid_rows(M, N, Threads)>;
+  static constexpr bool warpgroup_rows = mma_warpgroup_rows(M, N, Threads);
   // The flat index of element j of thread t.
   IRIS_HD static constexpr int index(int t, int j) {
     const int warp = t / 32, lane = t % 32;
-    const int wm = warp / DN, wn = warp % DN;
+    const int wm = warp / Shape::DN, wn = warp % Shape::DN;
     const int i = j / 4, q = j % 4;
-    const int row = wm * TM + (i / NI) * 16 + lane / 4 + 8 * (q / 2);
-    const int col = wn * TN + (i % NI) * 8 + (lane % 4) * 2 + q % 2;
+    const int row = wm * Shape::TM + (i / Shape::NI) * 16 + lane / 4 + 8 * (q / 2);
+    const int col = wn * Shape::TN + (i % Shape::NI) * 8 + (lane % 4) * 2 + q % 2;
     return row * N + col;
   }
 };
@@ -216,29 +235,28 @@ template <int M, int N> inline constexpr bool is_mma_acc<MmaAcc<M, N>> = true;
 // + v), consecutive in a row-major a; of b's fragment of instruction column
 // ni, b(k0 + fragment_k(l) + v, b_col(wave, l, ni)).
 namespace detail {
+constexpr int mfma_grid_rows(int m, int threads) {
+  const int waves = threads / 64;
+  const int half_waves = waves / 2 > 0 ? waves / 2 : waves;  // one wave: 1
+  return m / 16 < half_waves ? m / 16 : half_waves;
+}
+
 template <int M, int N, int Threads>
-struct MfmaGrid {
-  static constexpr int waves = Threads / 64;
-  static constexpr int half_waves = waves / 2 > 0 ? waves / 2 : waves;  // one wave: 1
-  static constexpr int WM = M / 16 < half_waves ? M / 16 : half_waves;
-  static constexpr int WN = WM > 0 ? waves / WM : 0;
-  // WM and WN as divisors: never 0, even where `fits` fails.
-  static constexpr int DM = WM > 0 ? WM : 1, DN = WN > 0 ? WN : 1;
-  // Whether the wave grid tiles (M, N) exactly with 16 x 16 instruction tiles.
-  static constexpr bool fits =
-      Threads % 64 == 0 && WM > 0 && WN > 0 && waves % DM == 0 && M % (16 * DM) == 0 && N % (16 * DN) == 0;
-  static constexpr int TM = fits ? M / DM : 16, TN = fits ? N / DN : 16;
-  static constexpr int MI = TM / 16, NI = TN / 16;
-  static constexpr int per_thread = MI * NI * 4;
-  IRIS_HD static constexpr int a_row(int wave, int lane, int mi) { return (wave / DN) * TM + mi * 16 + lane % 16; }
-  IRIS_HD static constexpr int b_col(int wave, int lane, int ni) { return (wave % DN) * TN + ni * 16 + lane % 16; }
+struct MfmaGrid : GroupGrid<M, N, Threads, 64, 16, mfma_grid_rows(M, Threads)> {
+  using Shape = GroupGrid<M, N, Threads, 64, 16, mfma_grid_rows(M, Threads)>;
+  IRIS_HD static constexpr int a_row(int wave, int lane, int mi) {
+    return (wave / Shape::DN) * Shape::TM + mi * 16 + lane % 16;
+  }
+  IRIS_HD static constexpr int b_col(int wave, int lane, int ni) {
+    return (wave % Shape::DN) * Shape::TN + ni * 16 + lane % 16;
+  }
   IRIS_HD static constexpr int fragment_k(int lane) { return 4 * (lane / 16); }
   // The flat index of element j of thread t.
   IRIS_HD static constexpr int index(int t, int j) {
     const int wave = t / 64, lane = t % 64;
     const int i = j / 4, v = j % 4;
-    const int row = a_row(wave, lane, i / NI);  // the row of a that the lane feeds
-    const int col = (wave % DN) * TN + (i % NI) * 16 + fragment_k(lane) + v;
+    const int row = a_row(wave, lane, i / Shape::NI);  // the row of a that the lane feeds
+    const int col = (wave % Shape::DN) * Shape::TN + (i % Shape::NI) * 16 + fragment_k(lane) + v;
     return row * N + col;
   }
 };
