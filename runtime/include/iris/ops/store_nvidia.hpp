@@ -21,7 +21,6 @@
 
 #include <cstdint>
 #include <cstring>
-#include <type_traits>
 
 #include "iris/target.hpp"
 #include "iris/types/layout.hpp"
