@@ -11,7 +11,7 @@ samples=(all_gather all_reduce atomic_counter message_passing message_passing.st
 # instances walk several tiles. GEMM_SHAPES replaces them (4096x4096x4096 to bench).
 # fused_gemm runs the same shapes (its grids: multiprocessor_count() instances per
 # rank, an eighth of them communication programs in the role-split kernels).
-gemm_shapes=${GEMM_SHAPES:-1x1x1,100x70x45+3,70x90x7,600x130x96+1,1000x1000x40}
+gemm_shapes=${GEMM_SHAPES:-1x1x1,100x70x45+3,70x90x7,600x130x96+1,70x90x300+2,1000x1000x40}
 
 # sample_args ENTRY SIZES ATOMIC_SIZES STRESS_SIZES STRESS ROUNDS: the arguments
 # of an entry after --ranks N. The barrier's work is ROUNDS rounds; the

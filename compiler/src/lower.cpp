@@ -23,12 +23,13 @@ constexpr bool checked_builds(const LowerOptions& o) { return o.checked; }
 // so that the runtime checks every translated pointer.
 constexpr bool unchecked_builds(const LowerOptions& o) { return !o.checked; }
 
-constexpr std::array<Pass, 7> kPasses = {{
+constexpr std::array<Pass, 8> kPasses = {{
     {"elide-own-rank", unchecked_builds, elide_own_rank},
     {"hoist-translations", unchecked_builds, hoist_translations},
     {"sink-broadcasts", every_build, sink_broadcasts},
     {"pipeline-loads", every_build, pipeline_loads},
     {"assign-layouts", every_build, assign_layouts},
+    {"advance-pointers", every_build, advance_pointers},
     {"mark-checked", checked_builds, mark_checked_sites},
     {"assign-names", every_build, assign_names},
 }};

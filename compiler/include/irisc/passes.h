@@ -31,6 +31,10 @@ void pipeline_loads(TirModule& module);
 // operation needs another layout.
 void assign_layouts(TirModule& module);
 
+// In a loop whose copies read pointers that move by the same amount every
+// iteration, computes them once before the loop and advances them.
+void advance_pointers(TirModule& module);
+
 // Marks the operations the runtime checks in a checked build: translations,
 // fences, and accesses through pointers into a symmetric heap.
 void mark_checked_sites(TirModule& module);
