@@ -129,7 +129,7 @@ IRIS_HD void copy_runs(SharedTile<T, R, C> dst, const P& ptr, const M& mask, con
         whole = whole && (intervals || mask_at(mask, j0 + k)) && (rows || ptr[j0 + k] == first + k);
       if (whole) {
         const int f = L::index(j0);
-        cp_async<bytes>(dst.at(f / C, f % C), first);
+        cp_async<bytes>(dst.at(flat_row<C>(f), flat_col<C>(f)), first);
         continue;
       }
 #endif
@@ -138,7 +138,7 @@ IRIS_HD void copy_runs(SharedTile<T, R, C> dst, const P& ptr, const M& mask, con
     for (int k = 0; k < step; ++k) {
       const int j = j0 + k, f = L::index(j);
       const T* p = rows ? first + k : ptr[j];
-      *dst.at(f / C, f % C) = mask_at(mask, j) ? *p : other_at<T>(other, j);
+      *dst.at(flat_row<C>(f), flat_col<C>(f)) = mask_at(mask, j) ? *p : other_at<T>(other, j);
     }
   }
 }
@@ -155,7 +155,7 @@ IRIS_HD void copy_uniform_runs(SharedTile<T, R, C> dst, const P& ptr, const M& m
   IRIS_UNROLL
   for (int j0 = 0; j0 < L::per_thread; j0 += L::vec) {
     const int f = L::index(j0);
-    T* chunk = dst.at(f / C, f % C);
+    T* chunk = dst.at(flat_row<C>(f), flat_col<C>(f));
     const bool on = mask_at(mask, j0);
     T fill[L::vec];
     bool zeros = true;

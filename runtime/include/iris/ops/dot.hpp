@@ -94,7 +94,7 @@ template <int K, int N, class C, class AAt, class BAt>
 IRIS_HD auto dot_elements(const C& acc, AAt a_at, BAt b_at) {
   using R = typename C::value_type;
   return generate<layout_of<C>>([&](int f, int j) {
-    const int r = f / N, c = f % N;
+    const int r = flat_row<N>(f), c = flat_col<N>(f);
     R sum = acc[j];
     for (int k = 0; k < K; ++k) sum += static_cast<R>(a_at(r, k)) * static_cast<R>(b_at(k, c));
     return sum;

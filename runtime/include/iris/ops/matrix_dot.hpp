@@ -50,7 +50,7 @@ IRIS_HD void stage_rows(const X& x, T* s) {
   constexpr int V = aligned_runs && Cols % L::vec == 0 && sizeof(T) * L::vec <= 16 ? L::vec : 1;
   for (int j = 0; j < L::per_thread; j += V) {
     const int f = L::index(j);
-    T* at = s + (f / Cols) * Stride + f % Cols;
+    T* at = s + flat_row<Cols>(f) * Stride + flat_col<Cols>(f);
     if constexpr (V > 1) {
       Chunk<T, V> run;
       for (int k = 0; k < V; ++k) run.x[k] = x[j + k];

@@ -120,7 +120,7 @@ IRIS_HD auto broadcast_to(const X& x) {
     if constexpr (R == M && C == N) {
       return convert_layout<L>(x);
     } else {
-      return detail::gather<L>(x, [](int f) { return (R == 1 ? 0 : f / N) * C + (C == 1 ? 0 : f % N); });
+      return detail::gather<L>(x, [](int f) { return (R == 1 ? 0 : flat_row<N>(f)) * C + (C == 1 ? 0 : flat_col<N>(f)); });
     }
   }
 }
@@ -137,7 +137,7 @@ template <class X>
 IRIS_HD auto trans(const X& x) {
   static_assert(rank_of<X> == 2, "trans takes a 2-D tile");
   constexpr int R = rows_of<X>, C = cols_of<X>;
-  return detail::gather<Blocked<C, R>>(x, [](int f) { return (f % R) * C + f / R; });
+  return detail::gather<Blocked<C, R>>(x, [](int f) { return flat_col<R>(f) * C + flat_row<R>(f); });
 }
 
 }  // namespace iris

@@ -24,6 +24,19 @@
 
 namespace iris {
 
+// The row and the column of flat index f in a tile of Cols columns. f is
+// never negative, which the C++ compiler cannot see: divided as unsigned, a
+// power of two costs one shift or mask, where int division adds a sign
+// fix-up to each (a GEMM's store spilled registers for them).
+template <int Cols>
+IRIS_HD constexpr int flat_row(int f) {
+  return static_cast<int>(static_cast<unsigned>(f) / Cols);
+}
+template <int Cols>
+IRIS_HD constexpr int flat_col(int f) {
+  return static_cast<int>(static_cast<unsigned>(f) % Cols);
+}
+
 #if IRIS_GPU
 inline constexpr int kThreads = IRIS_THREADS;
 // Host and device: the tile functions that use it are IRIS_HD (their host
