@@ -58,6 +58,7 @@ std::string dims_cpp(const TirType& t) {
 std::string layout_cpp(const TirType& t) {
   std::string operand = scalar_cpp(t.dot_operand, t.dot_operand_param);
   if (t.layout == TirLayout::Copy) return fmt::format("iris::CopyLayout<{}, {}>", operand, dims_cpp(t));
+  if (t.layout == TirLayout::DotRows) return fmt::format("iris::RowsOf<iris::DotLayout<{}, {}>>", operand, dims_cpp(t));
   if (t.layout != TirLayout::Dot) return "";
   return fmt::format("iris::DotLayout<{}, {}>", operand, dims_cpp(t));
 }
@@ -79,6 +80,17 @@ std::string type_cpp(const TirType& t) {
   std::string layout = layout_cpp(t);
   return fmt::format("iris::{}<{}, {}{}>", t.dims.size() == 1 ? "Tile" : "Tile2", element_cpp(t), dims_cpp(t),
                      layout.empty() ? "" : ", " + layout);
+}
+
+// The trailing arguments of a copy_async or store that say what the passes
+// proved of its pointers and mask (iris::ContiguousRows, iris::RowIntervals),
+// each written where it or a later argument (`more`) is.
+std::string known_cpp(const TirValue& v, bool more) {
+  std::string known;
+  if (v.contiguous_rows || v.row_interval_mask || more)
+    known = v.contiguous_rows ? ", iris::ContiguousRows{}" : ", iris::AnyPointers{}";
+  if (v.row_interval_mask || more) known += v.row_interval_mask ? ", iris::RowIntervals{}" : ", iris::AnyMask{}";
+  return known;
 }
 
 class Printer {
@@ -413,12 +425,8 @@ class Printer {
       case TirOp::CopyAsync: {
         // What the pipelining pass proved of the pointers and the mask, and
         // the flag of a specialised loop that says its runs are uniform.
-        std::string known;
         const bool uniform_runs = a.size() > 4;
-        if (v->contiguous_rows || v->row_interval_mask || uniform_runs)
-          known = v->contiguous_rows ? ", iris::ContiguousRows{}" : ", iris::AnyPointers{}";
-        if (v->row_interval_mask || uniform_runs)
-          known += v->row_interval_mask ? ", iris::RowIntervals{}" : ", iris::AnyMask{}";
+        std::string known = known_cpp(*v, uniform_runs);
         if (uniform_runs) known += ", " + expr(a[4]);
         return fmt::format("{}({}, {}, {}, {}, {}{})", info.runtime, expr(a[3]), expr(a[0]),
                            optional(a[1], "iris::NoMask{}"), optional(a[2], "iris::NoOther{}"), site(v), known);
@@ -432,9 +440,9 @@ class Printer {
         return fmt::format("{}<{}>({})", info.runtime, expr(a[0]), fmt::join(accumulators, ", "));
       }
       case TirOp::Store: {
-        // What layout assignment proved of the pointers.
+        // What layout assignment proved of the pointers and the mask.
         return fmt::format("{}({}, {}, {}, {}{})", info.runtime, expr(a[0]), operand(a[1]),
-                           optional(a[2], "iris::NoMask{}"), site(v), v->contiguous_rows ? ", iris::ContiguousRows{}" : "");
+                           optional(a[2], "iris::NoMask{}"), site(v), known_cpp(*v, false));
       }
       case TirOp::AtomicRmw:
         return fmt::format("{}<iris::AtomicOp::{}, {}>({}, {}, {}, {})", info.runtime, v->atomic_op, order(v),

@@ -16,9 +16,14 @@
 //   - copy_async's pointers, mask and `other` are computed in the copy layout
 //     (iris::CopyLayout: runs of 16 bytes of the copied type per thread, one
 //     cp.async each), laid out again as above.
-//   - A store of a Dot-layout tile whose pointers advance by one element along
-//     each row (row_analysis.h: C + rows * ld + columns) is marked so:
-//     iris::store then writes whole 16-byte runs of rows.
+//   - A store of a Dot-layout tile of 2-byte elements whose pointers advance
+//     by one element along each row (row_analysis.h: C + rows * ld +
+//     columns) is marked so, and its pointers and mask are computed in
+//     DotRows (iris::RowsOf: on NVIDIA GPUs the runs of rows that each
+//     thread writes once the warp has passed its fragments through shared
+//     memory, so that iris::store writes whole 16-byte runs of rows), its
+//     mask marked where it holds on one run of columns per row (rows < M &&
+//     cols < N: a run is whole where its ends are).
 //   - Operations that need the blocked layout (trans, reshape, reductions
 //     along an axis, adding an axis, dot's operands, calls, variables of
 //     other layouts) get a convert_layout of a Dot operand.
@@ -67,6 +72,7 @@ class LayoutAssigner {
   explicit LayoutAssigner(TirModule& module) : m_(module) {}
 
   void function(TirFunction& f) {
+    f_ = &f;
     accumulators(f);
     mutable_.clear();
     let_values_.clear();
@@ -146,7 +152,14 @@ class LayoutAssigner {
       }
     // A dot's result leaves in 16-byte runs of rows where its pointers allow
     // (iris::store with ContiguousRows), not element by element.
-    if (v->op == TirOp::Store && stores_dot_rows(*v)) v->contiguous_rows = true;
+    if (v->op == TirOp::Store && stores_dot_rows(*v)) {
+      v->contiguous_rows = true;
+      TirType rows = v->operands[1]->type;
+      rows.layout = TirLayout::DotRows;
+      for (size_t i : {0, 2})
+        if (v->operands[i]) v->operands[i] = in_layout(v->operands[i], v->operands[i]->type.laid_out_like(rows));
+      v->row_interval_mask = v->operands[2] && row_interval(v->operands[2], lets_);
+    }
     return v;
   }
 
@@ -168,13 +181,13 @@ class LayoutAssigner {
       s.value = in_layout(s.value, s.var->type);
   }
 
-  // A store of a 2-D tile in the Dot layout through pointers that advance
-  // by one element along each row.
+  // A store of a 2-D tile of 2-byte elements in the Dot layout through
+  // pointers that advance by one element along each row.
   bool stores_dot_rows(const TirValue& store) const {
     const TirValue* ptr = store.operands[0];
     const TirValue* value = store.operands[1];
     return value->type.is_tile() && value->type.dims.size() == 2 && value->type.layout == TirLayout::Dot &&
-           ptr->type.is_tile() && row_stride(ptr, lets_) == 1;
+           ptr->type.is_tile() && element_bytes(ptr->type, *f_) == 2 && row_stride(ptr, lets_) == 1;
   }
 
   static TirType blocked(TirType t) {
@@ -186,6 +199,8 @@ class LayoutAssigner {
   // element can be computed where it is needed, converted otherwise.
   TirValue* in_layout(TirValue* v, const TirType& to) {
     if (!v->type.is_tile() || v->type.same_layout(to)) return v;
+    // A conversion converted again converts its source once.
+    if (v->op == TirOp::ConvertLayout) return in_layout(v->operands[0], to);
     // A let computed from aranges and scalars (a block's offsets or mask) is
     // computed again in the new layout rather than moved between threads.
     if (v->op == TirOp::Read && let_values_.count(v->var)) return in_layout(clone_tree(m_, let_values_.at(v->var)), to);
@@ -219,6 +234,7 @@ class LayoutAssigner {
   }
 
   TirModule& m_;
+  const TirFunction* f_ = nullptr;  // the function assigned
   // Lets (of a kept value type) that recomputable_here() allows to compute again.
   std::unordered_map<const TirVar*, const TirValue*> let_values_;
   std::unordered_set<const TirVar*> mutable_;  // variables of `var` statements

@@ -355,7 +355,7 @@ class Pipeliner {
   TirValue* uniform_runs(const TirValue& load) {
     const TirValue* ptr = load.operands[0];
     const TirValue* mask = load.operands.size() > 1 ? load.operands[1] : nullptr;
-    const std::optional<int> size = element_bytes(load.type);
+    const std::optional<int> size = element_bytes(load.type, f_);
     if (!size || kRunBytes % *size != 0 || row_stride(ptr, function_lets_) != 1) return nullptr;
     if (mask && !row_interval(mask, function_lets_)) return nullptr;
     run_elements_ = kRunBytes / *size;
@@ -363,22 +363,6 @@ class Pipeliner {
     TirValue* aligned = multiple_of(ptr, kRunBytes, Elements::RunStarts);
     TirValue* uniform = mask ? uniform_mask(mask) : true_value();
     return aligned && uniform ? all_of(aligned, uniform) : nullptr;
-  }
-
-  // The bytes of the load's elements, where every instance of a type
-  // parameter has the same.
-  std::optional<int> element_bytes(const TirType& type) const {
-    if (type.type_param.empty()) return scalar_info(type.scalar).bits / 8;
-    std::optional<int> bytes;
-    for (size_t i = 0; i < f_.ct_params.size(); ++i) {
-      if (f_.ct_params[i]->name != type.type_param) continue;
-      for (ScalarKind k : f_.ct_admitted[i]) {
-        const int b = scalar_info(k).bits / 8;
-        if (bytes && *bytes != b) return std::nullopt;
-        bytes = b;
-      }
-    }
-    return bytes;
   }
 
   // A mask's comparisons, each holding on whole rows or changing at a run's

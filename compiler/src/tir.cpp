@@ -67,8 +67,23 @@ std::string TirType::str() const {
     case TirLayout::Shared: laid_out = "shared"; break;
     case TirLayout::Stages: laid_out = fmt::format("stages({})", stages.text()); break;
     case TirLayout::Copy: laid_out = fmt::format("copy({})", operand); break;
+    case TirLayout::DotRows: laid_out = fmt::format("dot_rows({})", operand); break;
   }
   return fmt::format("tile<{}, {}{}>", element, shape, laid_out);
+}
+
+std::optional<int> element_bytes(const TirType& t, const TirFunction& function) {
+  if (t.type_param.empty()) return scalar_info(t.scalar).bits / 8;
+  std::optional<int> bytes;
+  for (size_t i = 0; i < function.ct_params.size(); ++i) {
+    if (function.ct_params[i]->name != t.type_param) continue;
+    for (ScalarKind k : function.ct_admitted[i]) {
+      const int b = scalar_info(k).bits / 8;
+      if (bytes && *bytes != b) return std::nullopt;
+      bytes = b;
+    }
+  }
+  return bytes;
 }
 
 std::string literal_text(const TirValue& constant) {

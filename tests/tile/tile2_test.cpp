@@ -632,26 +632,36 @@ void check_layout_moves() {
 
 // A bf16 tile in dot's accumulator layout stored through contiguous rows
 // (m x n of an ld-wide matrix at out + offset), as generated code stores a
-// dot's result (iris::ContiguousRows): on an NVIDIA GPU in 16-byte runs of
-// rows where they are aligned and unmasked, element by element where not
-// (the right edge, rows of an ld that is not a multiple of 8, a misaligned
-// base).
-template <int M, int N>
+// dot's result: its pointers and mask in RowsOf<the layout>, with
+// iris::ContiguousRows and, where `intervals`, iris::RowIntervals. On an
+// NVIDIA GPU in 16-byte runs of rows where they are aligned and unmasked,
+// element by element where not (the right edge, rows of an ld that is not a
+// multiple of 8, a misaligned base).
+template <int M, int N, bool Intervals>
 struct StoreDotRows {
   static IRIS_HD void run(const Program&, iris::bfloat16* out, int32_t m, int32_t n, int32_t ld) {
     using namespace iris;
     using D = DotLayout<bfloat16, M, N>;
+    using R = RowsOf<D>;
     const auto rows = broadcast_to<D>(expand_dims<1>(arange<M>()));
     const auto cols = broadcast_to<D>(expand_dims<0>(arange<N>()));
     // value_at(r, c) below, computed where the layout puts each element
     const auto value = as<bfloat16>(as<float>(sub(mod(add(mul(rows, 3), cols), 64), 32)));
-    store(add(add(out, mul(rows, ld)), cols), value, logical_and(lt(rows, m), lt(cols, n)), Unchecked{},
-          ContiguousRows{});
+    const auto run_rows = broadcast_to<R>(expand_dims<1>(arange<M>()));
+    const auto run_cols = broadcast_to<R>(expand_dims<0>(arange<N>()));
+    const auto ptr = add(add(out, mul(run_rows, ld)), run_cols);
+    const auto mask = logical_and(lt(run_rows, m), lt(run_cols, n));
+    if constexpr (Intervals) {
+      store(ptr, value, mask, Unchecked{}, ContiguousRows{}, RowIntervals{});
+    } else {
+      store(ptr, value, mask, Unchecked{}, ContiguousRows{});
+    }
   }
 };
 
-template <int M, int N>
+template <int M, int N, bool Intervals = true>
 void check_store_dot_rows(int m, int n, int ld, int offset) {
+  CAPTURE(Intervals);
   CAPTURE(m);
   CAPTURE(n);
   CAPTURE(ld);
@@ -659,7 +669,7 @@ void check_store_dot_rows(int m, int n, int ld, int offset) {
   const auto value_at = [](int r, int c) { return static_cast<float>((r * 3 + c) % 64 - 32); };  // exact in bf16
   const iris::bfloat16 sentinel(1000.0f);
   Buffer<iris::bfloat16> out(offset + M * ld, sentinel);
-  run<StoreDotRows<M, N>>(1, out.data() + offset, m, n, ld);
+  run<StoreDotRows<M, N, Intervals>>(1, out.data() + offset, m, n, ld);
   for (int i = 0; i < offset + M * ld; ++i) {
     const int r = (i - offset) / ld, c = (i - offset) % ld;
     const bool stored = i >= offset && r < m && c < n;
@@ -915,6 +925,23 @@ TEST_CASE("tile 2-D: a dot's result stored in runs of contiguous rows (Contiguou
   check_store_dot_rows<64, 64>(64, 64, 64, 1);     // a misaligned base
   check_store_dot_rows<128, 256>(128, 256, 256, 0);  // wgmma's accumulator grid (sm_90a)
   check_store_dot_rows<16, 64>(16, 64, 64, 0);
+  check_store_dot_rows<64, 64, false>(50, 61, 64, 0);  // the mask looked at element by element
+  check_store_dot_rows<128, 256, false>(100, 250, 256, 0);
+}
+
+// FragmentRows' placement over the mma grid G of an (M, N) tile, as a grid
+// for check_grid_places_once.
+template <class G, int N>
+struct FragmentRowsGrid {
+  static constexpr bool fits = G::fits && G::NI % 4 == 0;
+  static constexpr int per_thread = G::per_thread;
+  static int index(int t, int j) { return iris::detail::fragment_rows_index<G, N>(t, j); }
+};
+
+TEST_CASE("tile 2-D: FragmentRows places each element once, in runs of 8 adjacent columns") {
+  check_grid_places_once<FragmentRowsGrid<iris::detail::MmaGrid<64, 64, 256>, 64>, 64, 64, 8>();
+  check_grid_places_once<FragmentRowsGrid<iris::detail::MmaGrid<128, 128, 256>, 128>, 128, 128, 8>();
+  check_grid_places_once<FragmentRowsGrid<iris::detail::MmaGrid<128, 256, 256>, 256>, 128, 256, 8>();
 }
 
 TEST_CASE("tile 2-D: MmaAcc places each element once, in mma.sync's accumulator fragments") {

@@ -26,6 +26,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <deque>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -65,7 +66,11 @@ enum class AddressSpace : uint8_t { Local, Heap, Remote };
 // pipelined loop fills ahead (iris::SharedStages). Copy is
 // iris::CopyLayout<T, M, N>, the layout of copy_async's pointers and mask:
 // runs of 16 bytes of T per thread, one cp.async each (T in dot_operand).
-enum class TirLayout : uint8_t { None, Blocked, Dot, Shared, Stages, Copy };
+// DotRows is iris::RowsOf<iris::DotLayout<T, M, N>>, the layout of the
+// pointers and mask of a store of a Dot tile of 2-byte elements through
+// contiguous rows: the runs of rows each thread writes where the store passes
+// the fragments through shared memory (NVIDIA), the Dot layout elsewhere.
+enum class TirLayout : uint8_t { None, Blocked, Dot, Shared, Stages, Copy, DotRows };
 
 struct TirType {
   enum class Kind : uint8_t { Void, Scalar, Pointer };
@@ -77,7 +82,7 @@ struct TirType {
   AddressSpace space = AddressSpace::Local;  // pointers
   llvm::SmallVector<Shape, 2> dims;  // empty for a scalar
   TirLayout layout = TirLayout::None;
-  ScalarKind dot_operand = ScalarKind::I32;  // Dot: the element type of dot's operands; Copy: the copied type
+  ScalarKind dot_operand = ScalarKind::I32;  // Dot, DotRows: the element type of dot's operands; Copy: the copied type
   std::string_view dot_operand_param;        // ... where that is a type parameter
   Shape stages{{}, 0};                       // Stages: how many tiles the ring holds
 
@@ -93,7 +98,7 @@ struct TirType {
   TirType laid_out_like(const TirType& other) const;
   bool same_layout(const TirType& other) const {
     return layout == other.layout &&
-           ((layout != TirLayout::Dot && layout != TirLayout::Copy) ||
+           ((layout != TirLayout::Dot && layout != TirLayout::Copy && layout != TirLayout::DotRows) ||
             (dot_operand == other.dot_operand && dot_operand_param == other.dot_operand_param)) &&
            stages == other.stages;
   }
@@ -143,8 +148,8 @@ struct TirValue {
   // so a run of a row's elements is one contiguous access (the pipelining
   // pass and layout assignment prove it: row_analysis.h).
   bool contiguous_rows = false;
-  // CopyAsync: along each row the mask holds on one run of consecutive
-  // columns, so a run of the copy is whole where its ends are.
+  // CopyAsync and Store: along each row the mask holds on one run of
+  // consecutive columns, so a run of the access is whole where its ends are.
   bool row_interval_mask = false;
   // Dot: a pipelined loop's, which may finish only at a later WaitDots, whose
   // operands after the first are the accumulators it settles.
@@ -255,6 +260,10 @@ struct TirModule {
 // A Constant's value as written in C++ and in --emit=tir: "5", "-1",
 // "0.10000000000000001" (every digit a double holds), "true".
 std::string literal_text(const TirValue& constant);
+
+// The bytes of t's scalar (a pointer's pointee), where every type that
+// `function` admits for it, a type parameter, has the same; nullopt where not.
+std::optional<int> element_bytes(const TirType& t, const TirFunction& function);
 
 // --emit=tir: one operation a line, typed.
 void print_tir(const TirModule& module, const llvm::SourceMgr& sources, llvm::raw_ostream& out);

@@ -170,6 +170,9 @@ IRIS_HD auto generate(F value) {
   using R = decltype(value(0, 0));
   Tile<R, L::size, L> out;
   const bool active = L::active();  // an idle thread's index is past the end of the tile
+  // Unrolled: the compiler may give up on a layout whose index is costly
+  // (FragmentRows), and the tile would go to local memory.
+  IRIS_UNROLL
   for (int j = 0; j < L::per_thread; ++j) out.v[j] = active ? value(L::index(j), j) : R{};
   return out;
 }

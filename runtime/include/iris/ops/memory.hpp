@@ -125,6 +125,23 @@ struct ContiguousRows {};
 struct AnyMask {};
 struct RowIntervals {};
 
+// The layout in which generated code computes the pointers and the mask of
+// a store of dot's result (of layout L, 2-byte elements) through contiguous
+// rows: on an NVIDIA GPU whose fragments the store passes through shared
+// memory (ops/store_nvidia.hpp), the runs of rows each thread writes
+// (FragmentRows<L>); L elsewhere.
+template <class L>
+struct rows_of_layout {
+  using type = L;
+};
+template <class L>
+  requires(IRIS_NVIDIA_GPU != 0 && is_mma_acc<L>)
+struct rows_of_layout<L> {
+  using type = std::conditional_t<L::Grid::NI % 4 == 0, FragmentRows<L>, L>;
+};
+template <class L>
+using RowsOf = typename rows_of_layout<L>::type;
+
 // A pointer tile's elements of this thread, in runs of its layout's `vec`
 // consecutive elements where the tile is contiguous (single elements where it
 // is not). A run that the hardware moves in one vector access (vector_access),
@@ -186,12 +203,15 @@ IRIS_HD auto load(const P& ptr, const M& mask = {}, const O& other = {}, const C
   }
 }
 
-// With ContiguousRows, a store of dot's accumulator fragments of 2-byte
-// elements (MmaAcc on an NVIDIA GPU) goes out in 16-byte runs of rows
-// (ops/store_nvidia.hpp), which its threads' pairs of adjacent elements,
-// 8 rows apart, would not make.
-template <class P, class X, class M = NoMask, class C = Unchecked, class Known = AnyPointers>
-IRIS_HD void store(const P& ptr, const X& value, const M& mask = {}, const C& check = {}, Known = {}) {
+// A store of dot's result (2-byte elements) whose pointers and mask are in
+// RowsOf<its layout>, where that is FragmentRows (an NVIDIA GPU), goes out in
+// 16-byte runs of rows (ops/store_nvidia.hpp), which its threads' pairs of
+// adjacent elements, 8 rows apart, would not make: ContiguousRows lets each
+// run's pointer be its first element's, and RowIntervals its mask be its
+// ends'.
+template <class P, class X, class M = NoMask, class C = Unchecked, class Known = AnyPointers,
+          class KnownMask = AnyMask>
+IRIS_HD void store(const P& ptr, const X& value, const M& mask = {}, const C& check = {}, Known = {}, KnownMask = {}) {
   check_memory<Access::store>(check, ptr, mask);
   if constexpr (std::is_pointer_v<P>) {
     using T = std::remove_pointer_t<P>;
@@ -201,15 +221,29 @@ IRIS_HD void store(const P& ptr, const X& value, const M& mask = {}, const C& ch
     });
   } else {
     using T = std::remove_pointer_t<typename P::value_type>;
-    using L = common_layout_t<P, X, M>;
-    if constexpr (std::is_same_v<Known, ContiguousRows> && detail::stores_fragment_rows<T, L>) {
+    if constexpr (is_fragment_rows<layout_of<P>>) {
+      using Rows = common_layout_t<P, M>;
+      static_assert(std::is_same_v<Rows, RowsOf<layout_of<X>>> && std::is_same_v<Known, ContiguousRows> &&
+                        sizeof(T) == 2,
+                    "store: pointers in FragmentRows store fragments of 2-byte elements through contiguous rows");
 #if defined(__CUDA_ARCH__)
-      const bool active = L::active();
-      detail::store_fragment_rows<T, L>([&](int j) { return ptr[j]; },
-                                        [&](int j) { return static_cast<T>(elem(value, j)); },
-                                        [&](int j) { return active && mask_at(mask, j); });
+      constexpr int V = Rows::vec;
+      detail::store_fragment_rows<T, layout_of<X>>(
+          [&](int j) { return static_cast<T>(elem(value, j)); }, [&](int run) { return ptr[V * run]; },
+          [&](int run) {
+            if constexpr (std::is_same_v<KnownMask, RowIntervals>) {
+              return mask_at(mask, V * run) && mask_at(mask, V * run + V - 1);
+            } else {
+              bool all = true;
+              IRIS_UNROLL
+              for (int k = 0; k < V; ++k) all = all && mask_at(mask, V * run + k);
+              return all;
+            }
+          },
+          [&](int run, int k) { return mask_at(mask, V * run + k); });
 #endif
     } else {
+      using L = common_layout_t<P, X, M>;
       for_each_run(
           ptr, mask,
           [&](auto* first, int c) {

@@ -225,6 +225,49 @@ struct MmaAcc : detail::GridLayout<detail::MmaGrid<M, N, kThreads>, M, N, 2> {
 template <class L> inline constexpr bool is_mma_acc = false;
 template <int M, int N> inline constexpr bool is_mma_acc<MmaAcc<M, N>> = true;
 
+// ---------------------------------------------------------------- FragmentRows
+// The layout of the pointers and mask of a store of Acc's fragments (MmaAcc)
+// in runs of rows (ops/store_nvidia.hpp): each warp passes 8 rows x 32
+// columns of its fragments through shared memory at a time, and each lane
+// comes out with one run of 8 adjacent columns of one row. Thread t's
+// elements 8 s to 8 s + 7 are the run it writes at step s, steps ordered
+// (mi, half, group), group fastest: the run of row mi * 16 + 8 half + lane / 4
+// and columns (4 group + lane % 4) * 8 + 0..7 of its warp's sub-tile. So a
+// thread computes the pointer and the mask of the runs it writes itself,
+// where the fragments' layout would hand them to other lanes. Acc's grid
+// holds whole groups of 4 mma tiles along each row (NI % 4 == 0).
+namespace detail {
+// FragmentRows' placement over the mma grid G of an (M, N) tile: the flat
+// index of element j of thread t.
+template <class G, int N>
+IRIS_HD constexpr int fragment_rows_index(int t, int j) {
+  constexpr int groups = G::NI / 4;  // runs of 32 columns in a row of mma tiles
+  const int warp = t / 32, lane = t % 32;
+  const int wm = warp / G::DN, wn = warp % G::DN;
+  const int step = j / 8, group = step % groups, half = step / groups % 2, mi = step / groups / 2;
+  const int row = wm * G::TM + mi * 16 + 8 * half + lane / 4;
+  const int col = wn * G::TN + (4 * group + lane % 4) * 8 + j % 8;
+  return row * N + col;
+}
+}  // namespace detail
+
+template <class Acc>
+struct FragmentRows {
+  using Grid = typename Acc::Grid;
+  static_assert(is_mma_acc<Acc> && Grid::NI % 4 == 0, "FragmentRows<Acc>: Acc's warps hold groups of 4 mma tiles");
+  static constexpr int rank = 2;
+  static constexpr int rows = Acc::rows;
+  static constexpr int cols = Acc::cols;
+  static constexpr int size = Acc::size;
+  static constexpr int per_thread = Acc::per_thread;
+  static constexpr int vec = 8;
+  IRIS_HD static int index(int j) { return detail::fragment_rows_index<Grid, cols>(thread_index(), j); }
+  IRIS_HD static bool active() { return true; }
+};
+
+template <class L> inline constexpr bool is_fragment_rows = false;
+template <class Acc> inline constexpr bool is_fragment_rows<FragmentRows<Acc>> = true;
+
 // ---------------------------------------------------------------- MfmaAcc
 // The accumulators of AMD's MFMA instructions v_mfma_f32_16x16x16f16 and
 // v_mfma_f32_16x16x16bf16_1k (gfx90a and gfx942: CDNA 2 and 3, wavefronts of
