@@ -212,15 +212,8 @@ class Advancer {
 
 void advance_pointers(TirModule& module) {
   Advancer advancer(module);
-  for (TirFunction* function : module.functions) {
-    std::vector<std::pair<TirStmt*, size_t>> loops;  // (block, index), found first: advancing inserts statements
-    for_each_stmt(function->body, [&](TirStmt* s) {
-      if (s->kind != TirStmtKind::Block) return;
-      for (size_t i = 0; i < s->stmts.size(); ++i)
-        if (s->stmts[i]->kind == TirStmtKind::For) loops.emplace_back(s, i);
-    });
-    for (auto it = loops.rbegin(); it != loops.rend(); ++it) advancer.loop(*it->first, it->second);
-  }
+  for (TirFunction* function : module.functions)
+    for_each_loop_last_first(function->body, [&](TirStmt& block, size_t index) { advancer.loop(block, index); });
 }
 
 }  // namespace irisc

@@ -733,13 +733,7 @@ class Pipeliner {
 void pipeline_loads(TirModule& module) {
   for (TirFunction* function : module.functions) {
     Pipeliner pipeliner(module, *function);
-    std::vector<std::pair<TirStmt*, size_t>> loops;  // (block, index), found first: pipelining inserts statements
-    for_each_stmt(function->body, [&](TirStmt* s) {
-      if (s->kind != TirStmtKind::Block) return;
-      for (size_t i = 0; i < s->stmts.size(); ++i)
-        if (s->stmts[i]->kind == TirStmtKind::For) loops.emplace_back(s, i);
-    });
-    for (auto it = loops.rbegin(); it != loops.rend(); ++it) pipeliner.loop(*it->first, it->second);
+    for_each_loop_last_first(function->body, [&](TirStmt& block, size_t index) { pipeliner.loop(block, index); });
   }
   // A kernel reserves shared memory for the loops of the device functions it
   // calls too, directly or not.

@@ -6,6 +6,9 @@
 
 #include "irisc/tir.h"
 
+#include <utility>
+#include <vector>
+
 namespace irisc {
 
 // Calls visit(stmt) for `stmt` and every statement nested in it, in order.
@@ -16,6 +19,20 @@ void for_each_stmt(TirStmt* stmt, Visit&& visit) {
   for_each_stmt(stmt->body, visit);
   for_each_stmt(stmt->else_body, visit);
   for (TirStmt* s : stmt->stmts) for_each_stmt(s, visit);
+}
+
+// Calls visit(block, index) for every For statement block.stmts[index] under
+// `stmt`, the last first (inner loops before the loops around them), so that
+// a visit may insert statements before its loop.
+template <class Visit>
+void for_each_loop_last_first(TirStmt* stmt, Visit&& visit) {
+  std::vector<std::pair<TirStmt*, size_t>> loops;  // found first: visits insert statements
+  for_each_stmt(stmt, [&](TirStmt* s) {
+    if (s->kind != TirStmtKind::Block) return;
+    for (size_t i = 0; i < s->stmts.size(); ++i)
+      if (s->stmts[i]->kind == TirStmtKind::For) loops.emplace_back(s, i);
+  });
+  for (auto it = loops.rbegin(); it != loops.rend(); ++it) visit(*it->first, it->second);
 }
 
 // Replaces every value under `slot` by rewrite(value), operands first; rewrite
