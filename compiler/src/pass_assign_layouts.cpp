@@ -139,6 +139,18 @@ class LayoutAssigner {
         if (operand && operand->type.is_tile()) operand = in_layout(operand, blocked(operand->type));
       return v;
     }
+    // A dot's result leaves in 16-byte runs of rows where its pointers allow
+    // (iris::store with ContiguousRows), not element by element: its
+    // pointers and mask go straight into the runs each thread writes.
+    if (v->op == TirOp::Store && stores_dot_rows(*v)) {
+      v->contiguous_rows = true;
+      TirType rows = v->operands[1]->type;
+      rows.layout = TirLayout::DotRows;
+      for (size_t i : {0, 2})
+        if (v->operands[i]) v->operands[i] = in_layout(v->operands[i], v->operands[i]->type.laid_out_like(rows));
+      v->row_interval_mask = v->operands[2] && row_interval(v->operands[2], lets_);
+      return v;
+    }
     if (!is_elementwise(*v)) return v;
     // An elementwise operation computes in the Dot layout of any operand of
     // its shape that has one.
@@ -150,16 +162,6 @@ class LayoutAssigner {
           if (other && other->type.dims == shape->type.dims) other = in_layout(other, operand->type);
         break;
       }
-    // A dot's result leaves in 16-byte runs of rows where its pointers allow
-    // (iris::store with ContiguousRows), not element by element.
-    if (v->op == TirOp::Store && stores_dot_rows(*v)) {
-      v->contiguous_rows = true;
-      TirType rows = v->operands[1]->type;
-      rows.layout = TirLayout::DotRows;
-      for (size_t i : {0, 2})
-        if (v->operands[i]) v->operands[i] = in_layout(v->operands[i], v->operands[i]->type.laid_out_like(rows));
-      v->row_interval_mask = v->operands[2] && row_interval(v->operands[2], lets_);
-    }
     return v;
   }
 
@@ -199,8 +201,6 @@ class LayoutAssigner {
   // element can be computed where it is needed, converted otherwise.
   TirValue* in_layout(TirValue* v, const TirType& to) {
     if (!v->type.is_tile() || v->type.same_layout(to)) return v;
-    // A conversion converted again converts its source once.
-    if (v->op == TirOp::ConvertLayout) return in_layout(v->operands[0], to);
     // A let computed from aranges and scalars (a block's offsets or mask) is
     // computed again in the new layout rather than moved between threads.
     if (v->op == TirOp::Read && let_values_.count(v->var)) return in_layout(clone_tree(m_, let_values_.at(v->var)), to);
