@@ -15,7 +15,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -851,6 +853,83 @@ void check_extremes_16() {
 TEST_CASE("tile 2-D: max and min of half and bfloat16 tiles whose elements all have one sign") {
   check_extremes_16<iris::half>();
   check_extremes_16<iris::bfloat16>();
+}
+
+// Each float of `in` converted to T as a float computed at run time is (one
+// instruction on NVIDIA GPUs), and through a double, as a literal of
+// generated code is (the integer code that constants fold through).
+template <class T>
+struct Round16 {
+  static IRIS_HD void run(const Program&, const float* in, int n, T* from_float, T* from_double) {
+    for (int i = 0; i < n; ++i) {
+      from_float[i] = T(in[i]);
+      from_double[i] = T(static_cast<double>(in[i]));
+    }
+  }
+};
+
+// The values of a 16-bit float format's finite non-negative patterns (with
+// `exponent_bits` and `mantissa_bits`), decoded by the format's definition.
+std::vector<double> decoded_patterns(int exponent_bits, int mantissa_bits) {
+  const int bias = (1 << (exponent_bits - 1)) - 1;
+  std::vector<double> values;
+  for (uint32_t bits = 0; bits < ((1u << exponent_bits) - 1) << mantissa_bits; ++bits) {
+    const int e = static_cast<int>(bits >> mantissa_bits);
+    const double m = static_cast<double>(bits & ((1u << mantissa_bits) - 1)) / std::ldexp(1.0, mantissa_bits);
+    values.push_back(e == 0 ? std::ldexp(m, 1 - bias) : std::ldexp(1.0 + m, e - bias));
+  }
+  return values;
+}
+
+// The pattern nearest to x among `values` (decoded_patterns), ties to the
+// even pattern: an independent reference for the conversions' rounding.
+// Infinity (the pattern after the last finite one) where x is at least half
+// an ulp past the largest finite value; 0xffff for a NaN.
+uint16_t nearest_pattern(float x, const std::vector<double>& values) {
+  if (std::isnan(x)) return 0xffff;
+  const double a = std::fabs(static_cast<double>(x));
+  uint32_t best = 0;
+  for (uint32_t bits = 1; bits < values.size(); ++bits) {
+    const double d = std::fabs(values[bits] - a), best_d = std::fabs(values[best] - a);
+    if (d < best_d || (d == best_d && bits % 2 == 0)) best = bits;
+  }
+  const double largest = values.back(), half_ulp = (largest - values[values.size() - 2]) / 2;
+  if (a >= largest + half_ulp) best = static_cast<uint32_t>(values.size());
+  return static_cast<uint16_t>((std::signbit(x) ? 0x8000u : 0u) | best);
+}
+
+template <class T>
+void check_round_16(int exponent_bits, int mantissa_bits) {
+  // Ties to even at each format's precision, subnormals (of half, of float),
+  // overflow, signed zeros, infinities and a NaN, then spread values.
+  std::vector<float> in = {0.0f, -0.0f, 1.0f, -3.0f, 1.0f + 0x1p-8f, 1.0f + 3 * 0x1p-8f, 1.0f + 0x1p-11f,
+                           1.0f + 3 * 0x1p-11f, -(1.0f + 5 * 0x1p-12f), 0x1p-24f, 0x1p-25f, 3 * 0x1p-25f,
+                           0x1p-14f - 0x1p-25f, 1e-40f, -1e-45f, 65504.0f, 65519.0f, 65520.0f, -70000.0f,
+                           3.3961e38f, 3.4028235e38f, std::numeric_limits<float>::infinity(),
+                           -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()};
+  uint32_t state = 12345;
+  for (int i = 0; i < 200; ++i) {
+    state = state * 1664525u + 1013904223u;
+    in.push_back(std::ldexp(static_cast<float>(state >> 8) / 16777216.0f - 0.5f, static_cast<int>(state % 61) - 30));
+  }
+  const int n = static_cast<int>(in.size());
+  Buffer<float> input(n);
+  Buffer<T> from_float(n), from_double(n);
+  for (int i = 0; i < n; ++i) input[i] = in[i];
+  run<Round16<T>>(1, input.data(), n, from_float.data(), from_double.data());
+  const auto pattern = [](T v) { return std::isnan(static_cast<float>(v)) ? uint16_t{0xffff} : v.bits; };
+  const std::vector<double> values = decoded_patterns(exponent_bits, mantissa_bits);
+  for (int i = 0; i < n; ++i) {
+    CAPTURE(in[i]);
+    const uint16_t expected = nearest_pattern(in[i], values);
+    CHECK(pattern(from_float[i]) == expected);
+    CHECK(pattern(from_double[i]) == expected);
+  }
+}
+
+TEST_CASE("tile 2-D: half and bfloat16 round to nearest even, from run-time floats and from literals alike") {
+  check_round_16<iris::half>(5, 10);
+  check_round_16<iris::bfloat16>(8, 7);
 }
 
 TEST_CASE("tile 2-D: dot of bfloat16, half, float and int8 tiles plus an accumulator") {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 namespace iris {
 
@@ -22,19 +23,11 @@ IRIS_HD inline float bits_float(uint32_t u) {
   return f;
 }
 
-// On an NVIDIA GPU the conversions are one instruction each (cvt, rounding
-// to nearest even as the code for the other targets does); the code is a
-// dozen integer operations and branches, which a GEMM's epilogue pays for
-// every element of its tile. The compiler cannot see through the instruction,
-// so +0 is tested first: T(0), what generated code passes as a copy's
-// `other`, then folds, and copy_async zero-fills masked-off runs.
-IRIS_HD inline uint16_t float_to_half(float f) {
-#if defined(__CUDA_ARCH__)
-  if (float_bits(f) == 0) return 0;
-  uint16_t bits;
-  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(bits) : "f"(f));
-  return bits;
-#else
+// Rounding float to half and to bfloat16 (to nearest even) in plain integer
+// code: what the CPU target runs, and what a constant folds through on every
+// target, so that T(0), the `other` generated code passes to a copy, is a
+// known zero (copy_async then zero-fills masked-off runs without a branch).
+IRIS_HD inline uint16_t round_to_half(float f) {
   uint32_t x = float_bits(f);
   uint32_t sign = (x >> 16) & 0x8000u;
   uint32_t exp = (x >> 23) & 0xffu;
@@ -56,7 +49,6 @@ IRIS_HD inline uint16_t float_to_half(float f) {
   uint32_t rest = mant & 0x1fffu;
   if (rest > 0x1000u || (rest == 0x1000u && (h & 1))) ++h;  // may carry into the exponent: correct
   return static_cast<uint16_t>(h);
-#endif
 }
 
 IRIS_HD inline float half_to_float(uint16_t h) {
@@ -78,34 +70,62 @@ IRIS_HD inline float half_to_float(uint16_t h) {
 #endif
 }
 
-IRIS_HD inline uint16_t float_to_bfloat16(float f) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  if (float_bits(f) == 0) return 0;
-  uint16_t b;
-  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(b) : "f"(f));
-  return b;
-#else
+IRIS_HD inline uint16_t round_to_bfloat16(float f) {
   uint32_t x = float_bits(f);
   if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);  // nan
   x += 0x7fffu + ((x >> 16) & 1);
   return static_cast<uint16_t>(x >> 16);
+}
+
+// A float computed at run time: on an NVIDIA GPU one cvt instruction each,
+// where the code above is a dozen integer operations and branches that a
+// GEMM's epilogue would pay for every element of its tile (the compiler
+// cannot see through the instruction, which is why constants take the code).
+IRIS_HD inline uint16_t float_to_half(float f) {
+#if defined(__CUDA_ARCH__)
+  uint16_t bits;
+  asm("cvt.rn.f16.f32 %0, %1;" : "=h"(bits) : "f"(f));
+  return bits;
+#else
+  return round_to_half(f);
+#endif
+}
+IRIS_HD inline uint16_t float_to_bfloat16(float f) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  uint16_t bits;
+  asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(bits) : "f"(f));
+  return bits;
+#else
+  return round_to_bfloat16(f);
 #endif
 }
 IRIS_HD inline float bfloat16_to_float(uint16_t b) { return bits_float(static_cast<uint32_t>(b) << 16); }
 }  // namespace detail
 
 // A 16-bit float that converts to and from float; arithmetic happens in float
-// and the result converts back when it is stored in a 16-bit variable.
-template <uint16_t (*ToBits)(float), float (*FromBits)(uint16_t)>
+// and the result converts back when it is stored in a 16-bit variable. A float
+// (or another 16-bit float, through float) converts with ToBits; an integer or
+// a double, which is what a literal in generated code is (T(0), T(1.5)),
+// with RoundBits, so that a constant folds.
+template <uint16_t (*ToBits)(float), uint16_t (*RoundBits)(float), float (*FromBits)(uint16_t)>
 struct Float16Like {
   uint16_t bits = 0;
   IRIS_HD Float16Like() {}
   template <class T>
-  IRIS_HD Float16Like(T value) : bits(ToBits(static_cast<float>(value))) {}  // NOLINT: implicit by design
-  IRIS_HD operator float() const { return FromBits(bits); }                   // NOLINT
+  IRIS_HD Float16Like(T value) : bits(to_bits(value)) {}     // NOLINT: implicit by design
+  IRIS_HD operator float() const { return FromBits(bits); }  // NOLINT
+
+ private:
+  template <class T>
+  IRIS_HD static uint16_t to_bits(T value) {
+    if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, float>)
+      return RoundBits(static_cast<float>(value));
+    else
+      return ToBits(static_cast<float>(value));
+  }
 };
 
-using half = Float16Like<detail::float_to_half, detail::half_to_float>;
-using bfloat16 = Float16Like<detail::float_to_bfloat16, detail::bfloat16_to_float>;
+using half = Float16Like<detail::float_to_half, detail::round_to_half, detail::half_to_float>;
+using bfloat16 = Float16Like<detail::float_to_bfloat16, detail::round_to_bfloat16, detail::bfloat16_to_float>;
 
 }  // namespace iris
