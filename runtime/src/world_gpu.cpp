@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <sstream>
 #include <thread>
 #include <utility>
@@ -167,9 +168,10 @@ void World::device_failed(int r, const char* call, hipError_t error) {
 namespace {
 
 // Launches of the calling thread (= rank) on streams other than its own since its
-// last sync_device: an event recorded after each, and finished events for reuse.
+// last sync_device: an event recorded after each, oldest first, and finished
+// events for reuse.
 struct TrackedLaunches {
-  std::vector<hipEvent_t> pending;
+  std::deque<hipEvent_t> pending;
   std::vector<hipEvent_t> spare;
   ~TrackedLaunches() {
     for (hipEvent_t e : spare) (void)hipEventDestroy(e);  // pending ones may still run: left alone
@@ -186,6 +188,15 @@ void track_launch(hipStream_t stream) {
   hipStreamCaptureStatus capture = hipStreamCaptureStatusNone;
   IRIS_HIP(-1, -1, hipStreamIsCapturing(stream, &capture));
   if (capture != hipStreamCaptureStatusNone) return;
+  // A caller that never reaches a barrier (a library launching on its own
+  // stream outside run_threads and run_mpi) would otherwise hold one event per
+  // launch it ever made: the finished launches' events go back to the spares
+  // here, oldest first, up to the first unfinished one (an error is left for
+  // sync_device to report). What stays pending is what is still in flight.
+  while (!tracked.pending.empty() && hipEventQuery(tracked.pending.front()) == hipSuccess) {
+    tracked.spare.push_back(tracked.pending.front());
+    tracked.pending.pop_front();
+  }
   hipEvent_t event = nullptr;
   if (!tracked.spare.empty()) {
     event = tracked.spare.back();
@@ -200,6 +211,8 @@ void track_launch(hipStream_t stream) {
   }
   tracked.pending.push_back(event);
 }
+
+std::size_t tracked_launches() { return tracked.pending.size(); }
 
 void World::sync_device(int r) {
   // First poll the rank's own work rather than block, so that a rank whose kernels

@@ -22,6 +22,8 @@
 //        iris::Error that carries that line. Exits 0 if it did.
 #include <iris/kernel.hpp>
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -256,6 +258,36 @@ void runtime_test(int ranks) {
   }
 }
 
+// A kernel of one program instance that sets *flag.
+struct SetFlag {
+  IRIS_DEVICE static void run(const iris::Program&, int* flag) {
+    iris::single([&] { *flag = 1; });
+  }
+};
+
+// Launches on a user stream by a caller outside any world (a library, as
+// bench/gemm_bench.cpp is) stay tracked only while they may be in flight:
+// 3000 launches, the stream synchronised after every 100, never leave more
+// than 101 tracked (one per launch ever made before the runtime swept
+// finished ones).
+void outside_world_test() {
+  int* flag = nullptr;
+  check(hipMalloc(&flag, sizeof(int)), "hipMalloc");
+  hipStream_t stream = nullptr;
+  check(hipStreamCreateWithFlags(&stream, hipStreamNonBlocking), "hipStreamCreateWithFlags");
+  const iris::DeviceContext no_heap{nullptr, 0, 0, 1, nullptr, nullptr};
+  std::size_t most = 0;
+  for (int i = 0; i < 3000; ++i) {
+    iris::launch_kernel<SetFlag>({1}, stream, no_heap, flag);
+    most = std::max(most, iris::detail::tracked_launches());
+    if (i % 100 == 99) check(hipStreamSynchronize(stream), "hipStreamSynchronize");
+  }
+  check(hipStreamDestroy(stream), "hipStreamDestroy");
+  check(hipFree(flag), "hipFree");
+  expect(most <= 101, "launches on a user stream outside a world: at most 101 tracked, saw " + std::to_string(most));
+  std::printf("launches outside a world, tracked at most: %zu\n", most);
+}
+
 // Rank 1 fails on the host while rank 0's kernel waits for a signal from rank 1 that
 // never comes: run_threads must still return (rank 0 polls its stream and sees the
 // abort) and rethrow rank 1's error, and the process must be able to exit with the
@@ -327,6 +359,7 @@ int main(int argc, char** argv) {
     if (abort_mode) return abort_test();
     raw_test();
     runtime_test(ranks);
+    outside_world_test();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "FAIL: exception: %s\n", e.what());
     return 1;

@@ -80,6 +80,9 @@ void allow_dynamic_shared(Entry* entry, std::size_t bytes, Where where) {
 // Rank::barrier() waits for it too (runtime library; records an event), unless
 // the stream is capturing a graph.
 void track_launch(hipStream_t stream);
+// How many of the calling thread's launches on such streams it still tracks:
+// those not yet seen finished (tests/gpu/smoke.cu checks that it stays bounded).
+std::size_t tracked_launches();
 
 }  // namespace detail
 
