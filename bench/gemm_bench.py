@@ -187,15 +187,27 @@ def main():
     except ImportError:
         print("matplotlib not installed: no plot (bench/plot_bench.py can draw one from the CSV)")
         return
+    # Above: TFLOP/s of each; below: the .iris GEMM's ratios, whose distance
+    # from 1.0 is what the bars above cannot show. Legends sit above each panel,
+    # clear of the bars.
     labels = [f"{r['dtype']} {r['M']}x{r['N']}x{r['K']}" for r in rows]
     x = range(len(rows))
-    fig, ax = plt.subplots(figsize=(12, 4))
+    fig, (speed, ratio) = plt.subplots(2, 1, figsize=(12, 7), sharex=True, gridspec_kw={"height_ratios": (3, 2)})
     for offset, (key, name) in enumerate((("cublas_tflops", "cuBLAS"), ("triton_tflops", "Triton"), ("iris_tflops", "iris"))):
-        ax.bar([i + (offset - 1) * 0.27 for i in x], [r[key] for r in rows], width=0.27, label=name)
-    ax.set_xticks(list(x), labels, rotation=15)
-    ax.set_ylabel("TFLOP/s")
-    ax.set_title("GEMM on one GPU")
-    ax.legend()
+        speed.bar([i + (offset - 1) * 0.27 for i in x], [r[key] for r in rows], width=0.27, label=name)
+    speed.set_ylabel("TFLOP/s")
+    speed.set_title("GEMM on one GPU", pad=28)
+    speed.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, frameon=False)
+    for offset, (key, name) in enumerate((("iris_vs_triton", "iris / Triton"), ("iris_vs_cublas", "iris / cuBLAS"))):
+        ratio.bar([i + (offset - 0.5) * 0.4 for i in x], [r[key] for r in rows], width=0.4, label=name,
+                  color=("tab:orange", "tab:blue")[offset])
+    ratio.axhline(1.0, color="black", linewidth=0.8)
+    low = min(min(r["iris_vs_triton"], r["iris_vs_cublas"]) for r in rows)
+    high = max(max(r["iris_vs_triton"], r["iris_vs_cublas"]) for r in rows)
+    ratio.set_ylim(min(0.8, low - 0.02), max(1.2, high + 0.02))
+    ratio.set_ylabel("speed ratio")
+    ratio.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, frameon=False)
+    ratio.set_xticks(list(x), labels, rotation=15)
     fig.tight_layout()
     fig.savefig(os.path.join(args.out, "gemm_bench.png"), dpi=120)
 
