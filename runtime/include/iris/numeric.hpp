@@ -51,6 +51,13 @@ IRIS_HD inline uint16_t round_to_half(float f) {
   return static_cast<uint16_t>(h);
 }
 
+IRIS_HD inline uint16_t round_to_bfloat16(float f) {
+  uint32_t x = float_bits(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);  // nan
+  x += 0x7fffu + ((x >> 16) & 1);
+  return static_cast<uint16_t>(x >> 16);
+}
+
 IRIS_HD inline float half_to_float(uint16_t h) {
 #if defined(__CUDA_ARCH__)
   float f;
@@ -70,17 +77,11 @@ IRIS_HD inline float half_to_float(uint16_t h) {
 #endif
 }
 
-IRIS_HD inline uint16_t round_to_bfloat16(float f) {
-  uint32_t x = float_bits(f);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((x >> 16) | 0x40u);  // nan
-  x += 0x7fffu + ((x >> 16) & 1);
-  return static_cast<uint16_t>(x >> 16);
-}
-
 // A float computed at run time: on an NVIDIA GPU one cvt instruction each,
-// where the code above is a dozen integer operations and branches that a
-// GEMM's epilogue would pay for every element of its tile (the compiler
-// cannot see through the instruction, which is why constants take the code).
+// where round_to_half and round_to_bfloat16 are a dozen integer operations
+// and branches that a GEMM's epilogue would pay for every element of its tile
+// (the compiler cannot see through the instruction, which is why constants
+// take the integer code).
 IRIS_HD inline uint16_t float_to_half(float f) {
 #if defined(__CUDA_ARCH__)
   uint16_t bits;
