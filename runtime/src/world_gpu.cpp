@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <iterator>
 #include <sstream>
 #include <thread>
 #include <utility>
@@ -167,14 +168,20 @@ void World::device_failed(int r, const char* call, hipError_t error) {
 
 namespace {
 
+// An event and the GPU it was created on, the only one whose streams can record it.
+struct TrackedEvent {
+  hipEvent_t event;
+  int device;
+};
+
 // Launches of the calling thread (= rank) on streams other than its own since its
 // last sync_device: an event recorded after each, oldest first, and finished
 // events for reuse.
 struct TrackedLaunches {
-  std::deque<hipEvent_t> pending;
-  std::vector<hipEvent_t> spare;
+  std::deque<TrackedEvent> pending;
+  std::vector<TrackedEvent> spare;
   ~TrackedLaunches() {
-    for (hipEvent_t e : spare) (void)hipEventDestroy(e);  // pending ones may still run: left alone
+    for (const TrackedEvent& e : spare) (void)hipEventDestroy(e.event);  // pending ones may still run: left alone
   }
 };
 thread_local TrackedLaunches tracked;
@@ -191,20 +198,27 @@ void track_launch(hipStream_t stream) {
   // A caller that never reaches a barrier (a library launching on its own
   // stream outside run_threads and run_mpi) would otherwise hold one event per
   // launch it ever made: the finished launches' events go back to the spares
-  // here, oldest first, up to the first unfinished one (an error is left for
-  // sync_device to report). What stays pending is what is still in flight.
-  while (!tracked.pending.empty() && hipEventQuery(tracked.pending.front()) == hipSuccess) {
+  // here, oldest first, up to the first one not finished (an error is left
+  // for sync_device to report). What stays pending is the launches from the
+  // oldest unfinished one on.
+  while (!tracked.pending.empty() && hipEventQuery(tracked.pending.front().event) == hipSuccess) {
     tracked.spare.push_back(tracked.pending.front());
     tracked.pending.pop_front();
   }
-  hipEvent_t event = nullptr;
-  if (!tracked.spare.empty()) {
-    event = tracked.spare.back();
-    tracked.spare.pop_back();
+  // The launch ran on the current GPU, so the stream is that GPU's: a spare
+  // created on another one cannot record there.
+  int device = -1;
+  IRIS_HIP(-1, -1, hipGetDevice(&device));
+  const auto same_gpu = std::find_if(tracked.spare.rbegin(), tracked.spare.rend(),
+                                     [&](const TrackedEvent& e) { return e.device == device; });
+  TrackedEvent event{nullptr, device};
+  if (same_gpu != tracked.spare.rend()) {
+    event = *same_gpu;
+    tracked.spare.erase(std::next(same_gpu).base());
   } else {
-    IRIS_HIP(-1, -1, hipEventCreateWithFlags(&event, hipEventDisableTiming));
+    IRIS_HIP(-1, -1, hipEventCreateWithFlags(&event.event, hipEventDisableTiming));
   }
-  const hipError_t e = hipEventRecord(event, stream);
+  const hipError_t e = hipEventRecord(event.event, stream);
   if (e != hipSuccess) {
     tracked.spare.push_back(event);
     hip_fail("hipEventRecord (after a launch on a user stream)", e, -1, -1);
@@ -225,7 +239,7 @@ void World::sync_device(int r) {
   for (int round = 0;; ++round) {
     bool all = done(hipStreamQuery(hipStreamPerThread), "hipStreamQuery(rank stream)");
     while (all && !tracked.pending.empty()) {
-      if (!done(hipEventQuery(tracked.pending.back()), "hipEventQuery(launch on a user stream)")) {
+      if (!done(hipEventQuery(tracked.pending.back().event), "hipEventQuery(launch on a user stream)")) {
         all = false;
         break;
       }

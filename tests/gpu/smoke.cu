@@ -266,26 +266,40 @@ struct SetFlag {
 };
 
 // Launches on a user stream by a caller outside any world (a library, as
-// bench/gemm_bench.cpp is) stay tracked only while they may be in flight:
+// bench/gemm_bench.cpp is) stay tracked only until they are seen finished:
 // 3000 launches, the stream synchronised after every 100, never leave more
 // than 101 tracked (one per launch ever made before the runtime swept
-// finished ones).
-void outside_world_test() {
-  int* flag = nullptr;
-  check(hipMalloc(&flag, sizeof(int)), "hipMalloc");
-  hipStream_t stream = nullptr;
-  check(hipStreamCreateWithFlags(&stream, hipStreamNonBlocking), "hipStreamCreateWithFlags");
+// finished ones). With a second GPU, launches alternate between the two GPUs'
+// streams, so that a finished event of one GPU is never recorded on the
+// other's stream (which fails).
+void outside_world_test(int devices) {
+  const int gpus = devices >= 2 ? 2 : 1;
+  std::vector<int*> flags(gpus);
+  std::vector<hipStream_t> streams(gpus);
+  for (int g = 0; g < gpus; ++g) {
+    check(hipSetDevice(g), "hipSetDevice");
+    check(hipMalloc(&flags[g], sizeof(int)), "hipMalloc");
+    check(hipStreamCreateWithFlags(&streams[g], hipStreamNonBlocking), "hipStreamCreateWithFlags");
+  }
   const iris::DeviceContext no_heap{nullptr, 0, 0, 1, nullptr, nullptr};
   std::size_t most = 0;
   for (int i = 0; i < 3000; ++i) {
-    iris::launch_kernel<SetFlag>({1}, stream, no_heap, flag);
+    const int g = i % gpus;
+    check(hipSetDevice(g), "hipSetDevice");
+    iris::launch_kernel<SetFlag>({1}, streams[g], no_heap, flags[g]);
     most = std::max(most, iris::detail::tracked_launches());
-    if (i % 100 == 99) check(hipStreamSynchronize(stream), "hipStreamSynchronize");
+    if (i % 100 == 99) {
+      for (hipStream_t stream : streams) check(hipStreamSynchronize(stream), "hipStreamSynchronize");
+    }
   }
-  check(hipStreamDestroy(stream), "hipStreamDestroy");
-  check(hipFree(flag), "hipFree");
+  for (int g = 0; g < gpus; ++g) {
+    check(hipSetDevice(g), "hipSetDevice");
+    check(hipStreamDestroy(streams[g]), "hipStreamDestroy");
+    check(hipFree(flags[g]), "hipFree");
+  }
+  check(hipSetDevice(0), "hipSetDevice");
   expect(most <= 101, "launches on a user stream outside a world: at most 101 tracked, saw " + std::to_string(most));
-  std::printf("launches outside a world, tracked at most: %zu\n", most);
+  std::printf("launches outside a world on %d GPU(s), tracked at most: %zu\n", gpus, most);
 }
 
 // Rank 1 fails on the host while rank 0's kernel waits for a signal from rank 1 that
@@ -359,7 +373,7 @@ int main(int argc, char** argv) {
     if (abort_mode) return abort_test();
     raw_test();
     runtime_test(ranks);
-    outside_world_test();
+    outside_world_test(devices);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "FAIL: exception: %s\n", e.what());
     return 1;
