@@ -857,14 +857,19 @@ TEST_CASE("tile 2-D: max and min of half and bfloat16 tiles whose elements all h
 
 // Each float of `in` converted to T as a float computed at run time is (one
 // instruction on NVIDIA GPUs), and through a double, as a literal of
-// generated code is (the integer code that constants fold through).
+// generated code is (the integer code that constants fold through); each
+// integer of `ints` by `as`, as `i as bf16` is.
 template <class T>
 struct Round16 {
-  static IRIS_HD void run(const Program&, const float* in, int n, T* from_float, T* from_double) {
-    for (int i = 0; i < n; ++i) {
-      from_float[i] = T(in[i]);
-      from_double[i] = T(static_cast<double>(in[i]));
-    }
+  static IRIS_HD void run(const Program&, const float* in, int n, const int32_t* ints, int n_ints, T* from_float,
+                          T* from_double, T* from_int) {
+    iris::single([&] {
+      for (int i = 0; i < n; ++i) {
+        from_float[i] = T(in[i]);
+        from_double[i] = T(static_cast<double>(in[i]));
+      }
+      for (int i = 0; i < n_ints; ++i) from_int[i] = iris::as<T>(ints[i]);
+    });
   }
 };
 
@@ -912,11 +917,15 @@ void check_round_16(int exponent_bits, int mantissa_bits) {
     state = state * 1664525u + 1013904223u;
     in.push_back(std::ldexp(static_cast<float>(state >> 8) / 16777216.0f - 0.5f, static_cast<int>(state % 61) - 30));
   }
-  const int n = static_cast<int>(in.size());
+  // Integers whose float is exact: ties at each format's precision, overflow.
+  const std::vector<int32_t> whole = {0, 1, -3, 257, 259, 2049, 2051, -4097, 65504, 65519, 65520, 1 << 24, -(1 << 20) - 1};
+  const int n = static_cast<int>(in.size()), n_ints = static_cast<int>(whole.size());
   Buffer<float> input(n);
-  Buffer<T> from_float(n), from_double(n);
+  Buffer<int32_t> ints(n_ints);
+  Buffer<T> from_float(n), from_double(n), from_int(n_ints);
   for (int i = 0; i < n; ++i) input[i] = in[i];
-  run<Round16<T>>(1, input.data(), n, from_float.data(), from_double.data());
+  for (int i = 0; i < n_ints; ++i) ints[i] = whole[i];
+  run<Round16<T>>(1, input.data(), n, ints.data(), n_ints, from_float.data(), from_double.data(), from_int.data());
   const auto pattern = [](T v) { return std::isnan(static_cast<float>(v)) ? uint16_t{0xffff} : v.bits; };
   const std::vector<double> values = decoded_patterns(exponent_bits, mantissa_bits);
   for (int i = 0; i < n; ++i) {
@@ -924,6 +933,10 @@ void check_round_16(int exponent_bits, int mantissa_bits) {
     const uint16_t expected = nearest_pattern(in[i], values);
     CHECK(pattern(from_float[i]) == expected);
     CHECK(pattern(from_double[i]) == expected);
+  }
+  for (int i = 0; i < n_ints; ++i) {
+    CAPTURE(whole[i]);
+    CHECK(pattern(from_int[i]) == nearest_pattern(static_cast<float>(whole[i]), values));
   }
 }
 

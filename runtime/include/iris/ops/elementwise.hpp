@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "iris/numeric.hpp"
 #include "iris/types/tile.hpp"
 
 namespace iris {
@@ -38,6 +39,11 @@ IRIS_HD auto as(const X& x) {
     return Range<T, X::size, layout_of<X>>{static_cast<T>(x.start)};
   } else if constexpr (is_contig<X>) {
     return x;
+  } else if constexpr (std::is_same_v<T, half> || std::is_same_v<T, bfloat16>) {
+    // Through float: a run-time integer or double then converts with the
+    // GPU's instruction, not with the integer code numeric.hpp keeps for
+    // literals (the same rounding either way).
+    return zip([](auto e) { return static_cast<T>(static_cast<float>(e)); }, x);
   } else {
     return zip([](auto e) { return static_cast<T>(e); }, x);
   }
