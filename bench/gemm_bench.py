@@ -116,6 +116,8 @@ def main():
     parser.add_argument("--config", default=None, help="with --iris-only: run this config only (e.g. 128x256x32)")
     parser.add_argument("--dtypes", default="bf16,f16", help="element types: bf16, f16 or both (default)")
     args = parser.parse_args()
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
     shapes = SHAPES if not args.shapes else [tuple(int(x) for x in s.split("x")) for s in args.shapes.split(",")]
     names = {"bf16": torch.bfloat16, "f16": torch.float16}
     dtypes = [names[d] for d in args.dtypes.split(",")]
@@ -164,11 +166,11 @@ def main():
                 times[key].append(do_bench(run, rep=args.rep, return_mode="median"))
         median = {key: statistics.median(t) for key, t in times.items()}
         best = min(finalists, key=lambda i: median[i])
-        ratio = lambda peer: statistics.median(p / m for p, m in zip(times[peer], times[best]))
+        median_ratio = lambda peer: statistics.median(p / m for p, m in zip(times[peer], times[best]))
         row = {"M": M, "N": N, "K": K, "dtype": type_name, "cublas_tflops": tflops(median["cuBLAS"]),
                "triton_tflops": tflops(median["Triton"]), "iris_tflops": tflops(median[best]),
-               "iris_config": iris.configs[best], "iris_vs_cublas": ratio("cuBLAS"),
-               "iris_vs_triton": ratio("Triton")}
+               "iris_config": iris.configs[best], "iris_vs_cublas": median_ratio("cuBLAS"),
+               "iris_vs_triton": median_ratio("Triton")}
         rows.append(row)
         print(f"{type_name:>4} {M:>6}x{N:>6}x{K:>6} {row['cublas_tflops']:8.1f} {row['triton_tflops']:8.1f} {row['iris_tflops']:8.1f} "
               f"{row['iris_vs_cublas']:11.3f} {row['iris_vs_triton']:11.3f}  {row['iris_config']}", flush=True)
