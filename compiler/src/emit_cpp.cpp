@@ -16,10 +16,13 @@
 // directive so that C++ compiler errors and debuggers point into the .iris
 // file.
 #include "irisc/emit.h"
+#include "irisc/tir_walk.h"
 
 #include <fmt/format.h>
 
 #include <stdexcept>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace irisc {
 namespace {
@@ -170,6 +173,11 @@ class Printer {
     out_ << fmt::format("[[maybe_unused]] IRIS_HD inline {} {}({}) ", type_cpp(f.result), f.cpp_name, params(f));
     block(f.body, 0);
     out_ << "\n";
+    const std::string bytes = shared_bytes(f);
+    if (!bytes.empty()) {
+      out_ << template_head(f, false);
+      out_ << fmt::format("inline constexpr std::size_t {} = {};\n", shared_bytes_name(f), bytes);
+    }
   }
 
   void kernel(const TirFunction& f) {
@@ -195,19 +203,61 @@ class Printer {
         fmt::join(arg_names, ", "));
   }
 
-  // What the kernel's pipelined loops need of dynamic shared memory: the
-  // rings of one loop at a time, so the most that one loop holds.
+  // What the kernel's pipelined loops need of dynamic shared memory, its
+  // own and those of the device functions it calls (iris/types/shared.hpp).
   void dynamic_shared_bytes(const TirFunction& f) {
-    if (f.stage_rings.empty()) return;
+    const std::string bytes = shared_bytes(f);
+    if (bytes.empty()) return;
+    out_ << "  // The stages of its pipelined loops (iris/types/shared.hpp).\n";
+    out_ << fmt::format("  static constexpr std::size_t dynamic_shared_bytes = {};\n", bytes);
+  }
+
+  // The C++ of the shared memory that f's pipelined loops need, with those of
+  // the device functions it calls, each at the compile-time arguments of the
+  // call (a device function's own is the constant shared_bytes_name names,
+  // emitted after it): one loop runs at a time, so the most that one holds.
+  // Empty where f needs none.
+  std::string shared_bytes(const TirFunction& f) {
     std::vector<std::string> loops;
     for (const auto& rings : f.stage_rings) {
       std::vector<std::string> bytes;
       for (const TirVar* ring : rings) bytes.push_back(type_cpp(ring->type) + "::bytes");
       loops.push_back(fmt::format("{}", fmt::join(bytes, " + ")));
     }
-    out_ << "  // The stages of its pipelined loops (iris/types/shared.hpp).\n";
-    out_ << fmt::format("  static constexpr std::size_t dynamic_shared_bytes = {};\n",
-                        loops.size() == 1 ? loops[0] : fmt::format("std::max({{{}}})", fmt::join(loops, ", ")));
+    std::unordered_set<std::string> called;
+    for_each_value(const_cast<TirFunction&>(f), [&](const TirValue* v) {
+      if (v->op != TirOp::CallDevice || !needs_shared(*v->callee)) return;
+      std::string callee = callee_reference(v, shared_bytes_name(*v->callee));
+      if (called.insert(callee).second) loops.push_back(std::move(callee));
+    });
+    if (loops.size() < 2) return loops.empty() ? "" : loops[0];
+    return fmt::format("std::max({{{}}})", fmt::join(loops, ", "));
+  }
+
+  static std::string shared_bytes_name(const TirFunction& f) { return "iris_shared_bytes_" + f.cpp_name; }
+
+  // `name`, an item of the module of call v's callee, with the call's
+  // compile-time arguments: through the module's namespace where the callee
+  // is a module's function called from outside it (that namespace is the
+  // caller's or a sibling of it).
+  std::string callee_reference(const TirValue* v, const std::string& name) const {
+    const TirImportedModule* callee_module = v->callee->module;
+    std::vector<std::string> template_args;
+    for (const TirTemplateArg& arg : v->template_args)
+      template_args.push_back(arg.value.empty() ? element_cpp(arg.type) : std::string(arg.value));
+    return fmt::format("{}{}{}", callee_module && callee_module != module_ ? callee_module->namespace_name + "::" : "",
+                       name, template_args.empty() ? "" : fmt::format("<{}>", fmt::join(template_args, ", ")));
+  }
+
+  // Whether f runs a pipelined loop, its own or one of a function it calls.
+  bool needs_shared(const TirFunction& f) {
+    if (auto known = needs_shared_.find(&f); known != needs_shared_.end()) return known->second;
+    bool needs = !f.stage_rings.empty();
+    needs_shared_[&f] = needs;  // (a call cycle ends here)
+    for_each_value(const_cast<TirFunction&>(f), [&](const TirValue* v) {
+      if (v->op == TirOp::CallDevice && needs_shared(*v->callee)) needs = true;
+    });
+    return needs_shared_[&f] = needs;
   }
 
   // Explicit instantiations of every kernel whose compile-time values all
@@ -462,16 +512,7 @@ class Printer {
       case TirOp::Fence:  // checked builds tell the race detector what it orders
         return fmt::format("{}<{}>({})", info.runtime, order(v), v->checked ? site(v) : "");
       case TirOp::CallDevice: {
-        // A module's function called from outside the module: through the
-        // module's namespace, which is the caller's or a sibling of it.
-        const TirImportedModule* callee_module = v->callee->module;
-        std::vector<std::string> template_args;
-        for (const TirTemplateArg& arg : v->template_args)
-          template_args.push_back(arg.value.empty() ? element_cpp(arg.type) : std::string(arg.value));
-        std::string s = fmt::format("{}{}{}(iris_program",
-                                    callee_module && callee_module != module_ ? callee_module->namespace_name + "::" : "",
-                                    v->callee->cpp_name,
-                                    template_args.empty() ? "" : fmt::format("<{}>", fmt::join(template_args, ", ")));
+        std::string s = callee_reference(v, v->callee->cpp_name) + "(iris_program";
         for (const TirValue* arg : a) s += ", " + stored(arg);
         return s + ")";
       }
@@ -497,6 +538,7 @@ class Printer {
   // What is being printed: an imported module (null: the file), and the name
   // of its source, escaped.
   const TirImportedModule* module_ = nullptr;
+  std::unordered_map<const TirFunction*, bool> needs_shared_;  // needs_shared, known so far
   std::string file_;
 };
 

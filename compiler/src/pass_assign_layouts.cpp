@@ -25,8 +25,15 @@
 //     mask marked where it holds on one run of columns per row (rows < M &&
 //     cols < N: a run is whole where its ends are).
 //   - Operations that need the blocked layout (trans, reshape, reductions
-//     along an axis, adding an axis, dot's operands, calls, variables of
-//     other layouts) get a convert_layout of a Dot operand.
+//     along an axis, adding an axis, dot's operands, a call's arguments,
+//     variables of other layouts) get a convert_layout of a Dot operand.
+//   - A device function whose first `return` returns a 2-D tile in the Dot
+//     layout returns that layout (its other returns are converted to it), and
+//     its calls' results are in it, with the callee's type parameter replaced
+//     by the call's type argument: a K loop written as a device function
+//     (iris/gemm.iris's tile_product) hands its accumulator to the caller's
+//     epilogue as the tensor cores left it. Callees come before their callers
+//     (modules first, then the file in order).
 // The walk is in program order, so a `let` without a written type takes its
 // value's layout before its first read.
 #include "irisc/passes.h"
@@ -81,6 +88,7 @@ class LayoutAssigner {
       if (s->kind == TirStmtKind::Var || s->kind == TirStmtKind::Assign) mutable_.insert(s->var);
       if (s->kind == TirStmtKind::Let) lets_[s->var] = s->value;
     });
+    returned_ = false;
     for_each_stmt(f.body, [&](TirStmt* s) {
       for (TirValue** slot : {&s->value, &s->low, &s->high, &s->step}) rewrite_value(*slot, [&](TirValue* v) {
         return value(v);
@@ -137,6 +145,7 @@ class LayoutAssigner {
     if (needs_blocked_operands(*v)) {
       for (TirValue*& operand : v->operands)
         if (operand && operand->type.is_tile()) operand = in_layout(operand, blocked(operand->type));
+      if (v->op == TirOp::CallDevice && v->type.is_tile()) v->type = call_result_layout(*v);
       return v;
     }
     // A dot's result leaves in 16-byte runs of rows where its pointers allow
@@ -168,8 +177,11 @@ class LayoutAssigner {
   // A statement's value into its variable's (or function's result's)
   // layout; a `let` of a value whose C++ type it keeps takes the value's
   // layout, unless a dot accumulates into it.
-  void statement(TirStmt& s, const TirType& result) {
+  void statement(TirStmt& s, TirType& result) {
     if (s.kind == TirStmtKind::Return && s.value && s.value->type.is_tile()) {
+      if (!returned_ && s.value->type.layout == TirLayout::Dot && result.dims.size() == 2)
+        result = result.laid_out_like(s.value->type);
+      returned_ = true;
       s.value = in_layout(s.value, result);
       return;
     }
@@ -181,6 +193,20 @@ class LayoutAssigner {
     }
     if (s.kind == TirStmtKind::Let || s.kind == TirStmtKind::Var || s.kind == TirStmtKind::Assign)
       s.value = in_layout(s.value, s.var->type);
+  }
+
+  // The result of call v in its callee's result layout, the callee's type
+  // parameter of a Dot layout replaced by the call's type argument.
+  static TirType call_result_layout(const TirValue& v) {
+    TirType layout = v.callee->result;
+    if (!layout.dot_operand_param.empty()) {
+      for (size_t i = 0; i < v.callee->ct_params.size() && i < v.template_args.size(); ++i) {
+        if (v.callee->ct_params[i]->name != layout.dot_operand_param) continue;
+        layout.dot_operand = v.template_args[i].type.scalar;
+        layout.dot_operand_param = v.template_args[i].type.type_param;
+      }
+    }
+    return v.type.laid_out_like(layout);
   }
 
   // A store of a 2-D tile of 2-byte elements in the Dot layout through
@@ -239,6 +265,7 @@ class LayoutAssigner {
   std::unordered_map<const TirVar*, const TirValue*> let_values_;
   std::unordered_set<const TirVar*> mutable_;  // variables of `var` statements
   LetValues lets_;                             // every let of the function
+  bool returned_ = false;                      // a `return` of the function seen (its first sets the layout)
 };
 
 }  // namespace

@@ -48,7 +48,7 @@
 // step among them where the copies' trees read the loop variable.
 // The function records each loop's rings (TirFunction::stage_rings); a
 // kernel reserves the most that any loop it runs, its own or one of a device
-// function it calls, holds at once. No two such loops are live together: a
+// function it calls, holds at once (emit_cpp: shared_bytes). No two such loops are live together: a
 // pipelined loop's body calls nothing.
 //
 // A loaded tile that something else than a dot also reads stays in
@@ -734,23 +734,6 @@ void pipeline_loads(TirModule& module) {
   for (TirFunction* function : module.functions) {
     Pipeliner pipeliner(module, *function);
     for_each_loop_last_first(function->body, [&](TirStmt& block, size_t index) { pipeliner.loop(block, index); });
-  }
-  // A kernel reserves shared memory for the loops of the device functions it
-  // calls too, directly or not.
-  for (TirFunction* kernel : module.functions) {
-    if (!kernel->is_kernel) continue;
-    std::unordered_set<const TirFunction*> seen;
-    std::vector<TirFunction*> pending = {kernel};
-    while (!pending.empty()) {
-      TirFunction* f = pending.back();
-      pending.pop_back();
-      for_each_value(*f, [&](TirValue* v) {
-        if (v->op != TirOp::CallDevice || !seen.insert(v->callee).second) return;
-        pending.push_back(v->callee);
-        kernel->stage_rings.insert(kernel->stage_rings.end(), v->callee->stage_rings.begin(),
-                                   v->callee->stage_rings.end());
-      });
-    }
   }
 }
 
