@@ -81,6 +81,19 @@ function(_iris_platform_nvidia target dir sources)
     message(FATAL_ERROR "iris_add_kernels(${target} PLATFORM nvidia): this Iris has no GPU target "
                         "(it was built without nvcc or without the HIP headers)")
   endif()
+  # Hopper's wgmma needs the architecture-specific target 90a: for plain 90,
+  # dot compiles to mma.sync, at less than half the speed (a GEMM at 307
+  # against 699 TFLOP/s on an H200; docs/build-integration.md).
+  get_target_property(arches ${target} CUDA_ARCHITECTURES)
+  if(arches AND NOT "90a" IN_LIST arches AND NOT "90a-real" IN_LIST arches)
+    foreach(arch IN LISTS arches)
+      if(arch MATCHES "^90(-real|-virtual)?$")
+        message(WARNING "iris_add_kernels(${target} PLATFORM nvidia): CUDA_ARCHITECTURES '${arch}' targets Hopper "
+                        "(H100, H200) without its architecture-specific instructions, so dot runs on mma.sync, not "
+                        "wgmma (less than half the speed); use 90a (-DCMAKE_CUDA_ARCHITECTURES=90a)")
+      endif()
+    endforeach()
+  endif()
   _iris_include_units(units ${dir} .cu CUDA "${sources}")
   target_sources(${target} PRIVATE ${units})
   # The runtime headers need C++20. CMake 3.25 predates nvcc 13 and has no flag

@@ -8,6 +8,9 @@
 #   consumer_test.sh installed  <iris-build> <work> <name> run|compile [cmake args...]
 #                                  configure and build against <work>/prefix into
 #                                  <work>/<name>; run: run it with 1, 2 and 4 ranks
+#   consumer_test.sh arch90     <iris-build> <work> [cmake args...]
+#                                  configure the consumer for NVIDIA with CUDA_ARCHITECTURES 90:
+#                                  the package must warn that wgmma needs 90a
 #   consumer_test.sh project    <iris-build> <work> <name> <source> [cmake args...]
 #                                  the same for the project in <source> (tests/amd/samples)
 #   consumer_test.sh fused      <iris-build> <work> <name> run|compile [cmake args...]
@@ -72,7 +75,7 @@ expect() {
   cmake --build "$work/rebuild/build" >/dev/null
 }
 
-run_fused() { run_ranks "$1" "fused: RANKS ranks, 36 calls, every element checked, 12 errors checked: ok"; }
+run_fused() { run_ranks "$1" "fused: RANKS ranks, 48 calls, every element checked, 12 errors checked: ok"; }
 run_ccl() { run_ranks "$1" "ccl: RANKS ranks: ok"; }
 
 case $mode in
@@ -114,6 +117,17 @@ case $mode in
       run_ccl "$work/$name/ccl_consumer"
       run_ccl "$work/$name/ccl_consumer_checked"
     fi
+    ;;
+  arch90)
+    # Hopper without 90a: the package warns at configure time (no build).
+    fresh "$work/arch90"
+    cmake -S "$consumer" -B "$work/arch90" -G Ninja -DCMAKE_PREFIX_PATH="$work/prefix" "$@" \
+      -DCMAKE_CUDA_ARCHITECTURES=90 >"$work/arch90.configure.log" 2>&1 ||
+      { cat "$work/arch90.configure.log"; fail "configure with CMAKE_CUDA_ARCHITECTURES=90"; }
+    # (CMake wraps a warning's lines: joined again before the search.)
+    tr -s ' \n' ' ' <"$work/arch90.configure.log" | grep -q "CUDA_ARCHITECTURES '90' targets Hopper" ||
+      { cat "$work/arch90.configure.log"; fail "no warning about 90 without 90a"; }
+    echo "CMAKE_CUDA_ARCHITECTURES=90: warned"
     ;;
   project)
     name=$1 source=$2
