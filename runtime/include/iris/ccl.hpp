@@ -21,9 +21,18 @@
 // IRIS_CCL_CHECKED is 1, which iris_add_kernels(... CHECKED ...) defines); the
 // file's header comment describes the algorithms.
 //
-// Algorithms. Config::algorithm forces one, Algorithm::automatic (default)
-// takes the first row of kSelectionTable that matches the collective, the
-// world size, the element size and the bytes of the larger buffer. Each
+// Algorithms. Config::algorithm forces one. Algorithm::automatic (default)
+// with block 0 (default) measures on a GPU: the first call of a collective
+// with a type, operation, count, root and world size runs it with every
+// algorithm of the collective and every compiled block (those whose checks
+// the buffers fail left out) and keeps the fastest (iris/autotune.hpp: rank
+// 0's choice for every rank, cached in memory and in IRIS_TUNE_CACHE's file);
+// later calls take the kept one. That first call synchronises the stream and
+// makes host barriers: make it before capturing a graph. On the CPU, in place
+// (all_reduce's push and two_shot, which the runs would sum again) and where
+// the config fixes the algorithm or the block, Algorithm::automatic takes the
+// first row of kSelectionTable that matches the collective, the world size,
+// the element size and the bytes of the larger buffer. Each
 // algorithm asks for its own buffers in the symmetric heap (Rank::allocate,
 // the same call on every rank), those that other ranks reach:
 //
@@ -75,6 +84,7 @@
 // wait for it, hipStreamSynchronize does.
 #pragma once
 
+#include "iris/autotune.hpp"
 #include "iris/host.hpp"
 #include "iris/kernel.hpp"
 #include "iris/library.hpp"
@@ -89,6 +99,7 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #if defined(IRIS_CCL_CHECKED) && IRIS_CCL_CHECKED
 #include "iris/ccl/ccl_kernels_checked.iris.hpp"
@@ -341,6 +352,38 @@ Plan agreed_plan(Rank& rank, const Call& call, const Config& config, bool divide
   return plan;
 }
 
+// The config a call with the automatic config (Algorithm::automatic, block
+// 0) runs with on a GPU where `repeatable` (a second run reads what the first
+// read): the algorithm and block measured fastest for this call, rank 0's
+// choice on every rank (iris/autotune.hpp). run(config) makes the call with
+// a candidate; those whose checks fail are left out. Nothing (the selection
+// table's plan stands) elsewhere.
+template <class Run>
+std::optional<Config> tuned([[maybe_unused]] Rank& rank, [[maybe_unused]] const Call& call, const Config& config,
+                            bool repeatable, [[maybe_unused]] Stream stream, [[maybe_unused]] Run&& run) {
+  if (config.algorithm != Algorithm::automatic || config.block != 0 || !repeatable || call.count == 0) {
+    return std::nullopt;
+  }
+#if IRIS_GPU
+  std::vector<Config> candidates;
+  for (std::size_t a = 1; a < std::size(kAlgorithmNames); ++a) {
+    if (!offers(call.collective, static_cast<Algorithm>(a))) continue;
+    for (int block : kBlocks) candidates.push_back({static_cast<Algorithm>(a), block, config.compare_calls});
+  }
+  std::string key = std::string(call.op) + "(" + call.type;
+  if (call.reduction != nullptr) key += std::string(", ") + call.reduction;
+  key += ", " + std::to_string(call.count) + " elements";
+  if (call.root >= 0) key += ", root " + std::to_string(call.root);
+  key += ", " + std::to_string(rank.world_size()) + " ranks)";
+  const int index = autotune_index(
+      rank, key, static_cast<int>(candidates.size()), [&](int i) { run(candidates[static_cast<std::size_t>(i)]); },
+      stream);
+  return candidates[static_cast<std::size_t>(index)];
+#else
+  return std::nullopt;
+#endif
+}
+
 // Calls f(std::integral_constant<std::int32_t, BLOCK>{}) for a block of kBlocks.
 template <class F>
 void with_block(int block, F&& f) {
@@ -383,6 +426,8 @@ void exchange(Workspace& ws, const Call& call, const T* input, std::size_t input
                                       {"output", output, call.count, p.algorithm == Algorithm::push}}};
       },
       [](const Plan&) { return std::size_t(0); });
+  const auto rerun = [&](const Config& c) { exchange<Push, OneShot>(ws, call, input, input_count, output, stream, c); };
+  if (const std::optional<Config> chosen = tuned(rank, call, config, true, stream, rerun)) return rerun(*chosen);
   if (call.count == 0) return;
   ws.count_call();
   const int n = static_cast<int>(call.count / static_cast<std::size_t>(rank.world_size()));
@@ -436,6 +481,11 @@ void all_reduce(Workspace& ws, const T* input, T* output, std::size_t count, Op 
       [&](const detail::Plan& p) {
         return p.algorithm == Algorithm::push ? world * count : p.algorithm == Algorithm::ring ? (world - 1) * chunk : 0;
       });
+  const auto rerun = [&](const Config& c) { all_reduce(ws, input, output, count, op, stream, c); };
+  const bool in_place = detail::overlap({"input", input, count, false}, {"output", output, count, false}, sizeof(T));
+  if (const std::optional<Config> chosen = detail::tuned(rank, call, config, !in_place, stream, rerun)) {
+    return rerun(*chosen);
+  }
   if (count == 0) return;
   const std::int64_t tiles = library::ceil_div(static_cast<std::int64_t>(
                                                   plan.algorithm == Algorithm::two_shot || plan.algorithm == Algorithm::ring
@@ -504,6 +554,10 @@ void reduce_scatter(Workspace& ws, const T* input, T* output, std::size_t count,
             {{"input", input, count, p.algorithm == Algorithm::one_shot}, {"output", output, block, false}}};
       },
       [&](const detail::Plan& p) { return p.algorithm == Algorithm::push ? count : 0; });
+  const auto rerun = [&](const Config& c) { reduce_scatter(ws, input, output, count, op, stream, c); };
+  if (const std::optional<Config> chosen = detail::tuned(rank, call, config, true, stream, rerun)) {
+    return rerun(*chosen);
+  }
   if (count == 0) return;
   const std::int64_t tiles = library::ceil_div(static_cast<std::int64_t>(block), plan.block);
   if (plan.algorithm == Algorithm::push) ws.reserve(static_cast<std::size_t>(world * tiles), count * sizeof(T));
@@ -546,6 +600,11 @@ void broadcast(Workspace& ws, T* buffer, std::size_t count, int root, Stream str
       rank, call, config, false,
       [&](const detail::Plan&) { return std::array<detail::Buffer, 1>{{{"buffer", buffer, count, true}}}; },
       [](const detail::Plan&) { return std::size_t(0); });
+  // (Repeatable: the root's buffer does not change.)
+  const auto rerun = [&](const Config& c) { broadcast(ws, buffer, count, root, stream, c); };
+  if (const std::optional<Config> chosen = detail::tuned(rank, call, config, true, stream, rerun)) {
+    return rerun(*chosen);
+  }
   if (count == 0) return;
   ws.count_call();
   const int n = static_cast<int>(count);
