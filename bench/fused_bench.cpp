@@ -80,7 +80,7 @@ namespace detail = iris::ops::detail;
 constexpr int kGroupM = FusedConfig{}.group_m;
 
 const char* const kDefaultShapes = "4096x4096x4096,8192x8192x8192,8192x3584x8192";
-const char* const kDefaultTiles = "64x64x32,128x64x64,64x128x64";
+const char* const kDefaultTiles = "64x64x32,128x128x64,128x256x64";  // every compiled shape
 
 const char* const kWhat =
     "fused_bench: the fused operations of <iris/fused.hpp> against the plain .iris GEMM\n"
@@ -89,7 +89,7 @@ const char* const kWhat =
     "  --shape LIST   MxNxK,... the whole problem (default 4096x4096x4096,8192x8192x8192,8192x3584x8192);\n"
     "                 M, N and K multiples of the ranks\n"
     "  --size LIST    square shapes: L stands for LxLxL\n"
-    "  --tiles LIST   BMxBNxBK,... FusedConfig tiles (default 64x64x32,128x64x64,64x128x64)\n"
+    "  --tiles LIST   BMxBNxBK,... FusedConfig tiles (default: every compiled shape)\n"
     "  The heap grows to what the largest shape needs; --repeats is not used (bench/gpu_timer.hpp\n"
     "  takes the median of five timings).\n"
     "\n"

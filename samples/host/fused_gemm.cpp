@@ -14,7 +14,7 @@
 //   all_gather_pull        A split by rows, every rank has its own B_r (KxN);
 //   all_gather_push        rank r computes C_r = all_gather(A) x B_r (MxN), loading
 //                          the peers' A tiles, or through push programs (--comm)
-//                          and ready flags per A tile and source rank
+//                          and a ready flag per piece of A (C tiled per owner)
 //
 // Shapes are the whole problem's (--shape MxNxK[+P], as in gemm: lda = K + P,
 // ldb = N + 2P, ldc = N + 3P, also for the slices); every slice starts at row and
@@ -63,6 +63,8 @@
 #include "fused_gemm.iris.hpp"  // irisc of runtime/include/iris/fused/fused_gemm.iris
 #include "gemm_common.hpp"
 #include "sample.hpp"
+
+#include <iris/autotune.hpp>  // iris::Tiles
 
 #include <algorithm>
 #include <atomic>
@@ -124,6 +126,14 @@ std::uint64_t matrix_b_of(int call, int r) { return 1002 + 100 * static_cast<std
 
 int ceil_div(std::int64_t n, std::int64_t d) { return static_cast<int>((n + d - 1) / d); }
 
+// The kernels' tiles: their defaults on a GPU (128x256x64, the fastest on an
+// H200); 64x64x32 on the CPU, so that the test shapes span several tiles.
+#if IRIS_GPU
+using Tiles = iris::Tiles<128, 256, 64>;
+#else
+using Tiles = iris::Tiles<64, 64, 32>;
+#endif
+
 // How many ranks share this rank's GPU, at most: run_threads puts rank r on GPU
 // r % GPUs (run_mpi: the node-local rank's; the whole world is the upper bound).
 // Their kernels run side by side, so each gets a share of the multiprocessors.
@@ -151,7 +161,7 @@ int main(int argc, char** argv) {
       {"reduce_scatter", "gemm_reduce_scatter: K split, partials into the owner's scratch, owner sums its rows"},
       {"reduce_scatter_atomic", "gemm_reduce_scatter_atomic: K split, tile-wide atomic_add into the owner (f32)"},
       {"all_gather_pull", "all_gather_gemm_pull: A's rows split, A tiles loaded from their owners"},
-      {"all_gather_push", "all_gather_gemm_push: --comm programs push A tiles, ready flags per A tile and rank"}};
+      {"all_gather_push", "all_gather_gemm_push: --comm programs push A tiles, a ready flag per piece of A"}};
   spec.options = {{"--programs", "N", "instances of each kernel (at most its tiles); 0: multiprocessor_count() / ranks per GPU", 0},
                   {"--comm", "N", "communication programs of the _split and _push kernels; 0: programs / 8, >= 1", 0}};
   sample::Options opt = sample::parse(static_cast<int>(rest.size()), rest.data(), kWhat, spec);
@@ -181,13 +191,13 @@ int main(int argc, char** argv) {
       const auto size_a = static_cast<std::size_t>(M * lda), size_b = static_cast<std::size_t>(K * ldb),
                  size_c = static_cast<std::size_t>(M * ldc), size_c32 = static_cast<std::size_t>(rows.chunk * ldc),
                  size_scratch = static_cast<std::size_t>(world * M * N);
-      const int tiles_m = ceil_div(M, 64), tiles_n = ceil_div(N, 64), tiles_k = ceil_div(K, 32);
-      const int tiles_scatter = tiles_m * ceil_div(cols.chunk, 64), tiles_c = tiles_m * tiles_n,
-                tiles_reduce = world * ceil_div(rows.chunk, 64) * tiles_n;
+      const int tiles_m = ceil_div(M, Tiles::m), tiles_n = ceil_div(N, Tiles::n), tiles_k = ceil_div(K, Tiles::k);
+      const int tiles_scatter = tiles_m * ceil_div(cols.chunk, Tiles::n), tiles_c = tiles_m * tiles_n,
+                tiles_reduce = world * ceil_div(rows.chunk, Tiles::m) * tiles_n;
       // Flags: one per tile (all_scatter_split), per tile and source rank (all_reduce,
-      // reduce_scatter), per A tile and source rank (all_gather_push).
+      // reduce_scatter), per piece of A tiled per owner (all_gather_push).
       const auto size_flags = static_cast<std::size_t>(
-          std::max({tiles_scatter, world * std::max({tiles_c, tiles_reduce, tiles_m * tiles_k})}));
+          std::max({tiles_scatter, world * std::max(tiles_c, tiles_reduce), tiles_reduce / tiles_n * tiles_k}));
 
       // Two calls' inputs and outputs; the flags, scratch and sync are shared.
       bf16 *a[2], *b[2], *c[2];
@@ -275,9 +285,9 @@ int main(int argc, char** argv) {
                       ldc32 = static_cast<int32_t>(ldc);
         const int32_t n_local = static_cast<int32_t>(cols.chunk), k_mine = static_cast<int32_t>(ks.count),
                       m_local = static_cast<int32_t>(rows.chunk);
-        const int tiles = scatter ? tiles_scatter
-                          : mode.rfind("reduce_scatter", 0) == 0 ? tiles_reduce
-                                                                  : tiles_c;
+        // (The all-gathers tile C's rows per owner, as the reduce-scatters do.)
+        const int tiles = scatter ? tiles_scatter : mode.rfind("reduce_scatter", 0) == 0 || gather ? tiles_reduce
+                                                                                                 : tiles_c;
         // The role-split kernels: min(tiles, programs - comm) (at least 1) workers and comm communicators.
         const int comm32 = split ? static_cast<int>(comm) : 0;
         const int grid = split ? static_cast<int>(std::clamp<long long>(programs - comm, 1, tiles)) + comm32
@@ -285,37 +295,37 @@ int main(int argc, char** argv) {
         std::function<void(int)> launch;  // launch(call); the kernels' default tiles
         if (mode == "all_scatter") {
           launch = [&](int call) {
-            iris_kernels::gemm_all_scatter<>::launch({grid}, ctx, a[call], b[call], c[call], m32, n32, k32, n_local,
+            iris_kernels::gemm_all_scatter<Tiles::m, Tiles::n, Tiles::k>::launch({grid}, ctx, a[call], b[call], c[call], m32, n32, k32, n_local,
                                                      lda32, ldb32, ldc32, kGroupM, sync);
           };
         } else if (mode == "all_scatter_split") {
           launch = [&](int call) {
-            iris_kernels::gemm_all_scatter_split<>::launch({grid}, ctx, a[call], b[call], c[call], m32, n32, k32,
+            iris_kernels::gemm_all_scatter_split<Tiles::m, Tiles::n, Tiles::k>::launch({grid}, ctx, a[call], b[call], c[call], m32, n32, k32,
                                                            n_local, lda32, ldb32, ldc32, kGroupM, flags, comm32, sync);
           };
         } else if (mode == "all_reduce") {
           launch = [&](int call) {
-            iris_kernels::gemm_all_reduce<>::launch({grid}, ctx, a[call], b[call], c[call], scratch, flags, m32, n32,
+            iris_kernels::gemm_all_reduce<Tiles::m, Tiles::n, Tiles::k>::launch({grid}, ctx, a[call], b[call], c[call], scratch, flags, m32, n32,
                                                     k_mine, lda32, ldb32, ldc32, kGroupM, sync);
           };
         } else if (mode == "reduce_scatter") {
           launch = [&](int call) {
-            iris_kernels::gemm_reduce_scatter<>::launch({grid}, ctx, a[call], b[call], c[call], scratch, flags, m32,
+            iris_kernels::gemm_reduce_scatter<Tiles::m, Tiles::n, Tiles::k>::launch({grid}, ctx, a[call], b[call], c[call], scratch, flags, m32,
                                                         n32, k_mine, m_local, lda32, ldb32, ldc32, kGroupM, sync);
           };
         } else if (mode == "reduce_scatter_atomic") {
           launch = [&](int call) {
-            iris_kernels::gemm_reduce_scatter_atomic<>::launch({grid}, ctx, a[call], b[call], c32[call], m32, n32,
+            iris_kernels::gemm_reduce_scatter_atomic<Tiles::m, Tiles::n, Tiles::k>::launch({grid}, ctx, a[call], b[call], c32[call], m32, n32,
                                                                k_mine, m_local, lda32, ldb32, ldc32, kGroupM, sync);
           };
         } else if (mode == "all_gather_pull") {
           launch = [&](int call) {
-            iris_kernels::all_gather_gemm_pull<>::launch({grid}, ctx, a[call], b[call], c[call], m32, n32, k32,
+            iris_kernels::all_gather_gemm_pull<Tiles::m, Tiles::n, Tiles::k>::launch({grid}, ctx, a[call], b[call], c[call], m32, n32, k32,
                                                          m_local, lda32, ldb32, ldc32, kGroupM, sync);
           };
         } else {  // all_gather_push
           launch = [&](int call) {
-            iris_kernels::all_gather_gemm_push<>::launch({grid}, ctx, a[call], b[call], c[call], a_full, flags, m32,
+            iris_kernels::all_gather_gemm_push<Tiles::m, Tiles::n, Tiles::k>::launch({grid}, ctx, a[call], b[call], c[call], a_full, flags, m32,
                                                          n32, k32, m_local, lda32, ldb32, ldc32, kGroupM, comm32, sync);
           };
         }

@@ -1,11 +1,18 @@
 // gemm: C = A × B on row-major bf16 matrices, accumulated in f32 (gemm.iris):
 // A is M×K, B is K×N, C is M×N, with leading dimensions lda, ldb, ldc.
 //
-//   tiled       kernel gemm: one program instance per 64×64 tile of C, grid
-//               ceil(M/64) * ceil(N/64) on axis 0
+//   tiled       kernel gemm: one program instance per tile of C, grid
+//               ceil(M/BM) * ceil(N/BN) on axis 0
 //   persistent  kernel gemm_persistent: min(tiles, --programs) instances (by
 //               default one per multiprocessor, Rank::multiprocessor_count()),
 //               each walking the tiles t = program_id(0), + num_programs(0), ...
+//   autotuned   kernel gemm at the tiles of kTunedTiles that iris::autotune
+//               (<iris/autotune.hpp>) finds fastest at the shape's first call
+//               (it times each; rank 0's choice for every rank)
+//
+// Tiles: on a GPU BM×BN×BK = 128×256×64, the kernels' defaults (the fastest on
+// an H200's wgmma); on the CPU 64×64×32, so that the test shapes span several
+// tiles (and the emulation stays quick).
 //
 // Shapes: --shape MxNxK[+P][,...]; +P pads the rows, lda = K + P, ldb = N + 2P,
 // ldc = N + 3P (three different leading dimensions, so that a kernel that uses
@@ -40,6 +47,8 @@
 #include "gemm_common.hpp"
 #include "sample.hpp"
 
+#include <iris/autotune.hpp>
+
 #include <atomic>
 #include <cinttypes>
 #include <cmath>
@@ -50,6 +59,21 @@
 namespace {
 
 const char* const kDefaultShapes = "1x1x1,100x70x45+3,70x90x7,600x130x96+1";
+
+// The tiles of the tiled and persistent modes, and those the autotuned mode
+// chooses from (see the top of this file).
+#if IRIS_GPU
+using Tiles = iris::Tiles<128, 256, 64>;
+using TunedTiles = iris::ConfigList<iris::Tiles<128, 256, 64>, iris::Tiles<128, 128, 64>, iris::Tiles<64, 64, 32>>;
+#else
+using Tiles = iris::Tiles<64, 64, 32>;
+using TunedTiles = iris::ConfigList<iris::Tiles<64, 64, 32>, iris::Tiles<32, 64, 32>>;
+#endif
+
+// Tiles of BM x BN over an M x N matrix.
+int tiles_of(std::int64_t M, std::int64_t N, int BM, int BN) {
+  return sample::blocks_for(static_cast<std::size_t>(M), BM) * sample::blocks_for(static_cast<std::size_t>(N), BN);
+}
 
 const char* const kWhat =
     "gemm: C = A x B on row-major bf16 matrices, accumulated in f32 (samples/gemm.iris)\n"
@@ -73,8 +97,9 @@ int main(int argc, char** argv) {
   std::vector<char*> rest = gemm_common::take_shapes(argc, argv, kDefaultShapes, shapes);
 
   sample::Spec spec;
-  spec.modes = {{"tiled", "kernel gemm: one program instance per 64x64 tile of C"},
-                {"persistent", "kernel gemm_persistent: min(tiles, --programs) instances walk the tiles"}};
+  spec.modes = {{"tiled", "kernel gemm: one program instance per tile of C"},
+                {"persistent", "kernel gemm_persistent: min(tiles, --programs) instances walk the tiles"},
+                {"autotuned", "kernel gemm at the tiles iris::autotune times fastest at the shape's first call"}};
   spec.options = {{"--programs", "N", "instances of gemm_persistent; 0: multiprocessor_count()", 0}};
   sample::Options opt = sample::parse(static_cast<int>(rest.size()), rest.data(), kWhat, spec);
   const long long programs_option = opt.value("--programs");
@@ -113,17 +138,32 @@ int main(int argc, char** argv) {
         for (std::size_t e = 0; e < ref.size(); ++e) bound[e] = gemm_common::bound(ref[e], abs_sum[e], static_cast<double>(K));
       }
 
-      const int tiles = sample::blocks_for(static_cast<std::size_t>(M), 64) * sample::blocks_for(static_cast<std::size_t>(N), 64);
+      const int tiles = tiles_of(M, N, Tiles::m, Tiles::n);
       const int32_t m32 = static_cast<int32_t>(M), n32 = static_cast<int32_t>(N), k32 = static_cast<int32_t>(K);
       const int32_t lda32 = static_cast<int32_t>(lda), ldb32 = static_cast<int32_t>(ldb), ldc32 = static_cast<int32_t>(ldc);
       for (const std::string& mode : opt.modes) {
         int grid = tiles;
         std::function<void()> run;
         if (mode == "tiled") {
-          run = [&] { iris_kernels::gemm::launch({grid}, ctx, a, b, c, m32, n32, k32, lda32, ldb32, ldc32); };
-        } else {  // persistent
+          run = [&] {
+            iris_kernels::gemm<Tiles::m, Tiles::n, Tiles::k>::launch({grid}, ctx, a, b, c, m32, n32, k32, lda32, ldb32,
+                                                                     ldc32);
+          };
+        } else if (mode == "persistent") {
           grid = static_cast<int>(std::min<long long>(tiles, programs));
-          run = [&] { iris_kernels::gemm_persistent::launch({grid}, ctx, a, b, c, m32, n32, k32, lda32, ldb32, ldc32); };
+          run = [&] {
+            iris_kernels::gemm_persistent<Tiles::m, Tiles::n, Tiles::k>::launch({grid}, ctx, a, b, c, m32, n32, k32,
+                                                                                lda32, ldb32, ldc32);
+          };
+        } else {  // autotuned: the key names all the best tiles depend on
+          const std::string key = "samples/gemm " + s.text() + " on " + std::to_string(world) + " ranks";
+          run = [&] {
+            iris::autotune(rank, key, TunedTiles{}, [&](auto tiles) {
+              using S = decltype(tiles);
+              grid = tiles_of(M, N, S::m, S::n);  // (the last launch's: the chosen tiles')
+              iris_kernels::gemm<S::m, S::n, S::k>::launch({grid}, ctx, a, b, c, m32, n32, k32, lda32, ldb32, ldc32);
+            });
+          };
         }
         if (opt.validate) {
           sample::fill(c, poison, size_c);

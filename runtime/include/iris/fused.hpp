@@ -42,6 +42,7 @@
 // starts with the operation's name ("iris::ops::matmul_all_scatter: ...").
 #pragma once
 
+#include "iris/autotune.hpp"
 #include "iris/host.hpp"
 #include "iris/kernel.hpp"
 #include "iris/library.hpp"
@@ -68,11 +69,16 @@ namespace iris::ops {
 // Tuning. The defaults suit any shape; every field is checked.
 struct FusedConfig {
   // Tiles of C of block_m × block_n, accumulated over K in steps of block_k:
-  // one of the shapes the header compiles, 64×64×32 (default), 128×64×64 or
-  // 64×128×64 (each a power of two).
-  int block_m = 64;
-  int block_n = 64;
-  int block_k = 32;
+  // one of the shapes the header compiles, 64×64×32, 128×128×64 or 128×256×64
+  // (the GEMM's fastest on an H200's wgmma), or all three 0
+  // (default): automatic. On a GPU the first call of an operation with a
+  // shape (m, n, k, ranks and the other fields) times every compiled shape and
+  // keeps the fastest (iris/autotune.hpp: collective, rank 0's choice for
+  // every rank, cached in memory and in IRIS_TUNE_CACHE's file); on the CPU
+  // automatic tiles are 64×64×32, unmeasured.
+  int block_m = 0;
+  int block_n = 0;
+  int block_k = 0;
   // Rows of tiles per group of the grouped tile order (programs running at once
   // share rows of A and columns of B); at least 1.
   int group_m = 8;
@@ -119,13 +125,23 @@ struct FusedShapeList {
                                                                                         : false) ||
             ...);
   }
+  static constexpr int count = sizeof...(Shapes);
+  // `base` with the tiles of shape `index` of the list.
+  static FusedConfig config(FusedConfig base, int index) {
+    int i = 0;
+    ((i++ == index ? (base.block_m = Shapes::m, base.block_n = Shapes::n, base.block_k = Shapes::k, true) : false) ||
+     ...);
+    return base;
+  }
   static std::string names() {
     std::string out;
     ((out += (out.empty() ? "" : ", ") + Shapes::name()), ...);
     return out;
   }
 };
-using FusedShapes = FusedShapeList<FusedTiles<64, 64, 32>, FusedTiles<128, 64, 64>, FusedTiles<64, 128, 64>>;
+// (Three, as each shape compiles every kernel once more: 64×64×32 for small
+// shapes and the CPU, the two that an H200's measurements choose at large ones.)
+using FusedShapes = FusedShapeList<FusedTiles<64, 64, 32>, FusedTiles<128, 128, 64>, FusedTiles<128, 256, 64>>;
 
 // Calls f(FusedTiles<...>{}) for the config's tile shape (checked before).
 template <class F>
@@ -147,12 +163,16 @@ inline int ranks_per_device([[maybe_unused]] const Rank& rank) {
 #endif
 }
 
-// The config's fields, whatever the operation.
+inline bool automatic_tiles(const FusedConfig& c) { return c.block_m == 0 && c.block_n == 0 && c.block_k == 0; }
+
+// The config's fields, whatever the operation (automatic tiles are chosen
+// before: every config checked here has its tiles).
 inline void check_config(const char* op, const FusedConfig& c, bool has_comm) {
   const std::pair<const char*, int> blocks[] = {{"block_m", c.block_m}, {"block_n", c.block_n}, {"block_k", c.block_k}};
   for (const auto& [name, value] : blocks) {
     if (!power_of_two(value)) {
-      fail(op, std::string("config.") + name + " = " + std::to_string(value) + " is not a power of two");
+      fail(op, std::string("config.") + name + " = " + std::to_string(value) +
+                   " is not a power of two (leave block_m, block_n and block_k all 0 for automatic tiles)");
     }
   }
   if (!FusedShapes::with(c, [](auto) {})) {
@@ -200,6 +220,27 @@ inline int grid_of(const char* op, const Rank& rank, const FusedConfig& c, std::
   (void)waits;
 #endif
   return static_cast<int>(grid);
+}
+
+// `config` with its tiles where it has them; else (automatic tiles) with
+// those that call(config with tiles) runs fastest for this call, measured at
+// the first call of `op` with these sizes and fields (see FusedConfig).
+template <class Call>
+FusedConfig with_tiles_chosen(const char* op, Rank& rank, const FusedConfig& config, int m, int n, int k,
+                              [[maybe_unused]] Stream stream, [[maybe_unused]] Call&& call) {
+  if (!automatic_tiles(config)) return config;
+#if IRIS_GPU
+  const std::string key = std::string(op) + "(bf16, m " + std::to_string(m) + ", n " + std::to_string(n) + ", k " +
+                          std::to_string(k) + ", " + std::to_string(rank.world_size()) + " ranks, group_m " +
+                          std::to_string(config.group_m) + ", programs " + std::to_string(config.programs) +
+                          ", comm_programs " + std::to_string(config.comm_programs) + ")";
+  const int index = autotune_index(
+      rank, key, FusedShapes::count, [&](int i) { call(FusedShapes::config(config, i)); }, stream);
+  return FusedShapes::config(config, index);
+#else
+  (void)op, (void)rank, (void)m, (void)n, (void)k;
+  return FusedShapes::config(config, 0);
+#endif
 }
 
 inline void check_sizes(const char* op, int m, int n, int k) {
@@ -282,6 +323,10 @@ void matmul_all_scatter(FusedWorkspace& ws, const T* a, const T* b, T* c, int m,
                         const FusedConfig& config = {}) {
   IRIS_FUSED_ELEMENT_CHECK(T);
   constexpr const char* op = "iris::ops::matmul_all_scatter";
+  if (detail::automatic_tiles(config)) {
+    const auto call = [&](const FusedConfig& tiles) { matmul_all_scatter(ws, a, b, c, m, n, k, stream, tiles); };
+    return call(detail::with_tiles_chosen(op, ws.rank(), config, m, n, k, stream, call));
+  }
   Rank& rank = ws.rank();
   const int world = rank.world_size();
   detail::check_sizes(op, m, n, k);
@@ -324,6 +369,10 @@ void matmul_all_reduce(FusedWorkspace& ws, const T* a, const T* b, T* c, int m, 
                        const FusedConfig& config = {}) {
   IRIS_FUSED_ELEMENT_CHECK(T);
   constexpr const char* op = "iris::ops::matmul_all_reduce";
+  if (detail::automatic_tiles(config)) {
+    const auto call = [&](const FusedConfig& tiles) { matmul_all_reduce(ws, a, b, c, m, n, k, stream, tiles); };
+    return call(detail::with_tiles_chosen(op, ws.rank(), config, m, n, k, stream, call));
+  }
   Rank& rank = ws.rank();
   const int world = rank.world_size();
   detail::check_sizes(op, m, n, k);
@@ -361,6 +410,10 @@ void matmul_reduce_scatter(FusedWorkspace& ws, const T* a, const T* b, T* c, int
                            const FusedConfig& config = {}) {
   IRIS_FUSED_ELEMENT_CHECK(T);
   constexpr const char* op = "iris::ops::matmul_reduce_scatter";
+  if (detail::automatic_tiles(config)) {
+    const auto call = [&](const FusedConfig& tiles) { matmul_reduce_scatter(ws, a, b, c, m, n, k, stream, tiles); };
+    return call(detail::with_tiles_chosen(op, ws.rank(), config, m, n, k, stream, call));
+  }
   Rank& rank = ws.rank();
   const int world = rank.world_size();
   detail::check_sizes(op, m, n, k);
@@ -399,6 +452,10 @@ void all_gather_matmul(FusedWorkspace& ws, const T* a, const T* b, T* c, int m, 
                        const FusedConfig& config = {}) {
   IRIS_FUSED_ELEMENT_CHECK(T);
   constexpr const char* op = "iris::ops::all_gather_matmul";
+  if (detail::automatic_tiles(config)) {
+    const auto call = [&](const FusedConfig& tiles) { all_gather_matmul(ws, a, b, c, m, n, k, stream, tiles); };
+    return call(detail::with_tiles_chosen(op, ws.rank(), config, m, n, k, stream, call));
+  }
   Rank& rank = ws.rank();
   const int world = rank.world_size();
   detail::check_sizes(op, m, n, k);
@@ -412,11 +469,13 @@ void all_gather_matmul(FusedWorkspace& ws, const T* a, const T* b, T* c, int m, 
               "the other ranks load their A tiles from it (config.comm_programs > 0 pushes them instead)"};
   }
   detail::check_operands(op, rank, {{"the gathered a", m, k}, {"b", k, n}, {"c", m, n}}, a, b, c, pulled);
-  const std::int64_t tiles = detail::ceil_div(m, config.block_m) * detail::ceil_div(n, config.block_n);
+  // C's rows are tiled per owner of A's rows (fused_gemm.iris).
+  const std::int64_t row_tiles = world * detail::ceil_div(m_local, config.block_m);
+  const std::int64_t tiles = row_tiles * detail::ceil_div(n, config.block_n);
   const int grid = detail::grid_of(op, rank, config, tiles, push);
   if (push) {
-    const std::int64_t a_tiles = detail::ceil_div(m, config.block_m) * detail::ceil_div(k, config.block_k);
-    ws.reserve(static_cast<std::size_t>(a_tiles * world), std::size_t(m) * std::size_t(k) * sizeof(T));
+    ws.reserve(static_cast<std::size_t>(row_tiles * detail::ceil_div(k, config.block_k)),
+               std::size_t(m) * std::size_t(k) * sizeof(T));
   }
   ws.count_call();
   const DeviceContext ctx = rank.device_context();
