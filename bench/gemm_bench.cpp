@@ -8,6 +8,7 @@
 // touches no symmetric heap, so it runs with an empty device context.
 #include "gemm.iris.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -19,6 +20,7 @@ namespace {
 using Launch = void (*)(void*, void*, void*, int, int, int, iris::Stream);
 struct Config {
   int bm, bn, bk, stages;
+  bool persistent;
   Launch launch[2];
 };
 
@@ -32,9 +34,33 @@ void launch(void* a, void* b, void* c, int m, int n, int k, iris::Stream stream)
                                                      static_cast<T*>(c), m, n, k, stream);
 }
 
+// The persistent kernel: one program per multiprocessor, each walking the tiles.
+template <class T, int BM, int BN, int BK, int S>
+void launch_persistent(void* a, void* b, void* c, int m, int n, int k, iris::Stream stream) {
+  const int tiles = ((m + BM - 1) / BM) * ((n + BN - 1) / BN);
+  int device = 0, multiprocessors = 1;
+  if (hipGetDevice(&device) != hipSuccess ||
+      hipDeviceGetAttribute(&multiprocessors, hipDeviceAttributeMultiprocessorCount, device) != hipSuccess) {
+    throw iris::Error("gemm_bench: the multiprocessor count of the current device is unknown");
+  }
+  iris_kernels::matmul_persistent<T, BM, BN, BK, 8, S>::launch({std::min(tiles, multiprocessors)}, kNoHeap,
+                                                                static_cast<T*>(a), static_cast<T*>(b),
+                                                                static_cast<T*>(c), m, n, k, stream);
+}
+
 template <int BM, int BN, int BK, int S>
 constexpr Config config() {
-  return {BM, BN, BK, S, {launch<iris::bfloat16, BM, BN, BK, S>, launch<iris::half, BM, BN, BK, S>}};
+  return {BM, BN, BK, S, false, {launch<iris::bfloat16, BM, BN, BK, S>, launch<iris::half, BM, BN, BK, S>}};
+}
+
+template <int BM, int BN, int BK, int S>
+constexpr Config persistent_config() {
+  return {BM,
+          BN,
+          BK,
+          S,
+          true,
+          {launch_persistent<iris::bfloat16, BM, BN, BK, S>, launch_persistent<iris::half, BM, BN, BK, S>}};
 }
 
 // At most 227 KiB of shared memory: S * (BM + BN) * BK * 2 bytes.
@@ -42,13 +68,14 @@ constexpr Config kConfigs[] = {
     config<128, 128, 32, 4>(), config<128, 64, 32, 4>(),  config<128, 128, 64, 4>(),
     config<128, 64, 64, 4>(),  config<128, 256, 32, 4>(), config<128, 256, 64, 4>(),
     config<128, 256, 64, 3>(), config<128, 256, 32, 6>(), config<128, 128, 64, 5>(),
+    persistent_config<128, 256, 64, 4>(), persistent_config<128, 256, 64, 3>(),
 };
 
 const std::vector<std::string> kNames = [] {
   std::vector<std::string> names;
   for (const Config& c : kConfigs)
     names.push_back(std::to_string(c.bm) + "x" + std::to_string(c.bn) + "x" + std::to_string(c.bk) + "/" +
-                    std::to_string(c.stages));
+                    std::to_string(c.stages) + (c.persistent ? "p" : ""));
   return names;
 }();
 

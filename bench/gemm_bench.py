@@ -4,11 +4,16 @@ For each element type (bf16, f16) and shape M x N x K, on the same inputs in
 one process:
   * cuBLAS through torch.matmul, the reference for correctness;
   * Triton: a tl.dot matmul with grouped tile order, autotuned over the
-    configurations of Triton's tutorial (it uses wgmma and TMA on Hopper);
+    configurations of Triton's tutorial (it uses wgmma on Hopper);
+  * Triton TMA: a persistent Triton matmul (one program per multiprocessor)
+    whose tiles come through tensor descriptors (TMA on Hopper) in a
+    flattened tile x K loop, so that a tile's epilogue overlaps the next
+    tile's loads (the schedule of Triton's persistent matmul tutorial),
+    autotuned over its tile sizes;
   * the .iris GEMM (bench/gemm.iris, loaded from libiris_gemm_bench.so), each
-    tile-size configuration timed once and the two fastest kept, as the
-    autotuner does.
-Then, in --rounds rounds, cuBLAS, Triton and the two configs are timed in
+    tile-size configuration (one program per tile, or persistent: a name
+    ending in "p") timed once and the two fastest kept, as the autotuner does.
+Then, in --rounds rounds, cuBLAS, both Tritons and the two configs are timed in
 turn; a time is the median over rounds, a ratio the median of the rounds'
 ratios against the config with the lower median (measured side by side: the
 GPU's clock drifts with its power draw).
@@ -68,6 +73,56 @@ def triton_matmul_kernel(a, b, c, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.co
         acc = tl.dot(x, y, acc)
     tl.store(c + rows[:, None] * N + cols[None, :], acc.to(c.dtype.element_ty),
              mask=(rows[:, None] < M) & (cols[None, :] < N))
+
+
+def triton_tma_configs():
+    def cfg(bm, bn, bk, stages, warps):
+        return triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8},
+                             num_stages=stages, num_warps=warps, pre_hook=set_block_shapes)
+    return [cfg(128, 256, 64, 3, 8), cfg(128, 256, 64, 4, 8), cfg(128, 128, 64, 4, 8), cfg(128, 128, 64, 3, 4),
+            cfg(256, 128, 64, 3, 8), cfg(128, 256, 32, 4, 8)]
+
+
+def set_block_shapes(nargs):
+    # The descriptors' block shapes are the tile sizes of the config being run.
+    bm, bn, bk = nargs["BLOCK_M"], nargs["BLOCK_N"], nargs["BLOCK_K"]
+    nargs["a_desc"].block_shape = [bm, bk]
+    nargs["b_desc"].block_shape = [bk, bn]
+    nargs["c_desc"].block_shape = [bm, bn]
+
+
+@triton.autotune(configs=triton_tma_configs(), key=["M", "N", "K"])
+@triton.jit
+def triton_tma_kernel(a_desc, b_desc, c_desc, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                      BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr, PROGRAMS: tl.constexpr, BF16: tl.constexpr):
+    tiles_m = tl.cdiv(M, BLOCK_M)
+    tiles_n = tl.cdiv(N, BLOCK_N)
+    k_tiles = tl.cdiv(K, BLOCK_K)
+    width = GROUP_M * tiles_n
+    # flatten: one software-pipelined loop over (tile, K step), so that the
+    # next tile's first loads are in flight during this tile's store.
+    for t in tl.range(tl.program_id(0), tiles_m * tiles_n, PROGRAMS, flatten=True):
+        first = t // width * GROUP_M
+        height = min(tiles_m - first, GROUP_M)
+        off_m = (first + t % width % height) * BLOCK_M
+        off_n = (t % width // height) * BLOCK_N
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+        for kt in range(k_tiles):
+            acc = tl.dot(a_desc.load([off_m, kt * BLOCK_K]), b_desc.load([kt * BLOCK_K, off_n]), acc)
+        c_desc.store([off_m, off_n], acc.to(tl.bfloat16 if BF16 else tl.float16))
+
+
+def triton_tma_matmul(a, b, c):
+    from triton.tools.tensor_descriptor import TensorDescriptor
+    M, K = a.shape
+    N = b.shape[1]
+    programs = torch.cuda.get_device_properties(a.device).multi_processor_count
+    # Placeholder block shapes: set_block_shapes sets each config's.
+    a_desc = TensorDescriptor.from_tensor(a, [1, 1])
+    b_desc = TensorDescriptor.from_tensor(b, [1, 1])
+    c_desc = TensorDescriptor.from_tensor(c, [1, 1])
+    grid = lambda meta: (min(programs, triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"])),)
+    triton_tma_kernel[grid](a_desc, b_desc, c_desc, M, N, K, PROGRAMS=programs, BF16=a.dtype == torch.bfloat16)
 
 
 def triton_matmul(a, b, c):
@@ -134,8 +189,8 @@ def main():
         torch.cuda.synchronize()
         return
     rows = []
-    print(f"{'type':>4} {'shape':>20} {'cuBLAS':>8} {'Triton':>8} {'iris':>8} {'iris/cuBLAS':>11} {'iris/Triton':>11}"
-          "  iris config")
+    print(f"{'type':>4} {'shape':>20} {'cuBLAS':>8} {'Triton':>8} {'TMA':>8} {'iris':>8} {'iris/cuBLAS':>11} "
+          f"{'iris/Triton':>11} {'iris/TMA':>8}  iris config")
     for dtype, (M, N, K) in [(d, shape) for d in dtypes for shape in shapes]:
         type_name = "bf16" if dtype == torch.bfloat16 else "f16"
         a = torch.randn(M, K, device="cuda", dtype=dtype)
@@ -146,6 +201,9 @@ def main():
         c = torch.empty_like(ref)
         triton_matmul(a, b, c)
         check("triton", c, ref, a, b)
+        c.fill_(float("nan"))
+        triton_tma_matmul(a, b, c)
+        check("triton tma", c, ref, a, b)
         # Every config checked and timed once; the two fastest go on to the rounds.
         first = []
         for i, name in enumerate(iris.configs):
@@ -158,7 +216,8 @@ def main():
         # Rounds: cuBLAS, Triton and the finalists timed in turn, so that each
         # ratio compares times taken side by side (the GPU's clock drifts with
         # its power draw between measurements); medians over the rounds.
-        runs = {"cuBLAS": lambda: torch.matmul(a, b, out=c), "Triton": lambda: triton_matmul(a, b, c)}
+        runs = {"cuBLAS": lambda: torch.matmul(a, b, out=c), "Triton": lambda: triton_matmul(a, b, c),
+                "TMA": lambda: triton_tma_matmul(a, b, c)}
         runs.update({i: (lambda i=i: iris.run(i, a, b, c)) for i in finalists})
         times = {key: [] for key in runs}
         for _ in range(args.rounds):
@@ -168,12 +227,14 @@ def main():
         best = min(finalists, key=lambda i: median[i])
         median_ratio = lambda peer: statistics.median(p / m for p, m in zip(times[peer], times[best]))
         row = {"M": M, "N": N, "K": K, "dtype": type_name, "cublas_tflops": tflops(median["cuBLAS"]),
-               "triton_tflops": tflops(median["Triton"]), "iris_tflops": tflops(median[best]),
-               "iris_config": iris.configs[best], "iris_vs_cublas": median_ratio("cuBLAS"),
-               "iris_vs_triton": median_ratio("Triton")}
+               "triton_tflops": tflops(median["Triton"]), "tma_tflops": tflops(median["TMA"]),
+               "iris_tflops": tflops(median[best]), "iris_config": iris.configs[best],
+               "iris_vs_cublas": median_ratio("cuBLAS"), "iris_vs_triton": median_ratio("Triton"),
+               "iris_vs_tma": median_ratio("TMA")}
         rows.append(row)
-        print(f"{type_name:>4} {M:>6}x{N:>6}x{K:>6} {row['cublas_tflops']:8.1f} {row['triton_tflops']:8.1f} {row['iris_tflops']:8.1f} "
-              f"{row['iris_vs_cublas']:11.3f} {row['iris_vs_triton']:11.3f}  {row['iris_config']}", flush=True)
+        print(f"{type_name:>4} {M:>6}x{N:>6}x{K:>6} {row['cublas_tflops']:8.1f} {row['triton_tflops']:8.1f} "
+              f"{row['tma_tflops']:8.1f} {row['iris_tflops']:8.1f} {row['iris_vs_cublas']:11.3f} "
+              f"{row['iris_vs_triton']:11.3f} {row['iris_vs_tma']:8.3f}  {row['iris_config']}", flush=True)
         del a, b, ref, c
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "gemm_bench.csv"), "w", newline="") as f:
@@ -181,7 +242,8 @@ def main():
         writer.writeheader()
         writer.writerows(rows)
     print(f"geometric means: iris/cuBLAS {statistics.geometric_mean(r['iris_vs_cublas'] for r in rows):.3f}, "
-          f"iris/Triton {statistics.geometric_mean(r['iris_vs_triton'] for r in rows):.3f}")
+          f"iris/Triton {statistics.geometric_mean(r['iris_vs_triton'] for r in rows):.3f}, "
+          f"iris/Triton TMA {statistics.geometric_mean(r['iris_vs_tma'] for r in rows):.3f}")
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -195,20 +257,23 @@ def main():
     labels = [f"{r['dtype']} {r['M']}x{r['N']}x{r['K']}" for r in rows]
     x = range(len(rows))
     fig, (speed, ratio) = plt.subplots(2, 1, figsize=(12, 7), sharex=True, gridspec_kw={"height_ratios": (3, 2)})
-    for offset, (key, name) in enumerate((("cublas_tflops", "cuBLAS"), ("triton_tflops", "Triton"), ("iris_tflops", "iris"))):
-        speed.bar([i + (offset - 1) * 0.27 for i in x], [r[key] for r in rows], width=0.27, label=name)
+    series = (("cublas_tflops", "cuBLAS"), ("triton_tflops", "Triton"), ("tma_tflops", "Triton TMA persistent"),
+              ("iris_tflops", "iris"))
+    for offset, (key, name) in enumerate(series):
+        speed.bar([i + (offset - 1.5) * 0.2 for i in x], [r[key] for r in rows], width=0.2, label=name)
     speed.set_ylabel("TFLOP/s")
     speed.set_title("GEMM on one GPU", pad=28)
-    speed.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, frameon=False)
-    for offset, (key, name) in enumerate((("iris_vs_triton", "iris / Triton"), ("iris_vs_cublas", "iris / cuBLAS"))):
-        ratio.bar([i + (offset - 0.5) * 0.4 for i in x], [r[key] for r in rows], width=0.4, label=name,
-                  color=("tab:orange", "tab:blue")[offset])
+    speed.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=4, frameon=False)
+    ratios = (("iris_vs_triton", "iris / Triton"), ("iris_vs_tma", "iris / Triton TMA"), ("iris_vs_cublas", "iris / cuBLAS"))
+    for offset, (key, name) in enumerate(ratios):
+        ratio.bar([i + (offset - 1) * 0.27 for i in x], [r[key] for r in rows], width=0.27, label=name,
+                  color=("tab:orange", "tab:green", "tab:blue")[offset])
     ratio.axhline(1.0, color="black", linewidth=0.8)
-    low = min(min(r["iris_vs_triton"], r["iris_vs_cublas"]) for r in rows)
-    high = max(max(r["iris_vs_triton"], r["iris_vs_cublas"]) for r in rows)
+    low = min(min(r[key] for key, _ in ratios) for r in rows)
+    high = max(max(r[key] for key, _ in ratios) for r in rows)
     ratio.set_ylim(min(0.8, low - 0.02), max(1.2, high + 0.02))
     ratio.set_ylabel("speed ratio")
-    ratio.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2, frameon=False)
+    ratio.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, frameon=False)
     ratio.set_xticks(list(x), labels, rotation=15)
     fig.tight_layout()
     fig.savefig(os.path.join(args.out, "gemm_bench.png"), dpi=120)

@@ -3,7 +3,9 @@
 # bench/fused_bench.py: every operation of <iris/fused.hpp> against the plain
 # .iris GEMM at the same shapes and tiles, every result checked against the
 # GEMM's.
-#   1 rank           the single-GPU cost of the communication path (target <= 5%)
+#   1 rank           the single-GPU cost of the communication path, and each operation
+#                    against torch.matmul (cuBLAS) at its shape (--peer: the matmul and a
+#                    one-process NCCL collective; target: fused / torch.matmul <= 1.05)
 #   2 ranks, 1 GPU   the multi-rank path runs and is right (the ranks share the GPU,
 #                    so their times say little; no torch.matmul + NCCL peer: NCCL
 #                    takes one rank per GPU)
@@ -20,7 +22,7 @@ mkdir -p "$out"
 export CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES:-0}
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
 status=0
-python3 bench/fused_bench.py --bench "$bench" --ranks 1 --out "$out/fused-1gpu" ${2:+--shapes "$2"} || status=1
+python3 bench/fused_bench.py --bench "$bench" --ranks 1 --peer --out "$out/fused-1gpu" ${2:+--shapes "$2"} || status=1
 python3 bench/fused_bench.py --bench "$bench" --ranks 2 --no-peer --out "$out/fused-2ranks-1gpu" \
   --shapes 4096x3584x8192 --scatter-shapes 4096x3584x8192 || status=1
 exit $status
