@@ -123,13 +123,20 @@ class TuneCache {
   std::map<std::string, int> file_;   // read from, or written to, the file
 };
 
-// The name of the calling rank's device, part of every key.
+// The name of the calling rank's device, part of every key: read once per
+// device (hipGetDeviceProperties takes about a millisecond, longer than the
+// launches it would precede).
 inline std::string tune_device_name() {
 #if IRIS_GPU
+  static std::mutex mutex;
+  static std::map<int, std::string> names;
   int device = 0;
+  if (hipGetDevice(&device) != hipSuccess) return "an unknown GPU";
+  std::lock_guard<std::mutex> lock(mutex);
+  auto [it, fresh] = names.try_emplace(device, "an unknown GPU");
   hipDeviceProp_t props{};
-  if (hipGetDevice(&device) == hipSuccess && hipGetDeviceProperties(&props, device) == hipSuccess) return props.name;
-  return "an unknown GPU";
+  if (fresh && hipGetDeviceProperties(&props, device) == hipSuccess) it->second = props.name;
+  return it->second;
 #else
   return "the CPU emulation";
 #endif
@@ -141,7 +148,11 @@ inline std::int64_t from_rank0(Rank& rank, std::int64_t value) {
   auto* word = rank.allocate<std::int64_t>(1);
   const auto copy = [&](void* to, const void* from) {
 #if IRIS_GPU
-    if (hipMemcpy(to, from, sizeof value, hipMemcpyDefault) != hipSuccess) {
+    // On the rank's stream, and waited for: a plain hipMemcpy from pageable
+    // host memory may return before the word has reached the device, and
+    // another process could then read the value of an earlier call.
+    if (hipMemcpyAsync(to, from, sizeof value, hipMemcpyDefault, hipStreamPerThread) != hipSuccess ||
+        hipStreamSynchronize(hipStreamPerThread) != hipSuccess) {
       throw Error("iris::autotune: copying rank 0's choice through the heap failed");
     }
 #else
