@@ -33,6 +33,13 @@ CollectiveCall CollectiveCall::free(const void* p, const char* base, std::size_t
 
 CollectiveCall CollectiveCall::barrier() { return CollectiveCall{}; }
 
+CollectiveCall CollectiveCall::from_rank0(std::uint64_t value) {
+  CollectiveCall call;
+  call.op = CollectiveOp::from_rank0;
+  call.value = value;
+  return call;
+}
+
 CollectiveCall CollectiveCall::agree(const std::string& text) {
   CollectiveCall call;
   call.op = CollectiveOp::agree;
@@ -63,6 +70,9 @@ std::string CollectiveCall::describe() const {
     case CollectiveOp::barrier:
       s << "barrier()";
       break;
+    case CollectiveOp::from_rank0:
+      s << "from_rank0()";
+      break;
     case CollectiveOp::agree:
       if (text != nullptr) s << *text;
       else s << "agree(a text of hash " << offset << ")";  // another process's call
@@ -78,7 +88,7 @@ std::string compare_calls(std::uint64_t seq, const std::vector<CollectiveCall>& 
   }
   if (diffs.empty()) return diffs;
   return "iris: collective call #" + std::to_string(seq) + " differs between ranks: rank 0 called " +
-         calls[0].describe() + diffs + " (every rank must make the same sequence of allocate/free/barrier/agree calls)";
+         calls[0].describe() + diffs + " (every rank must make the same sequence of allocate/free/barrier/agree/from_rank0 calls)";
 }
 
 std::uint64_t apply_call(HeapAllocator& allocator, const CollectiveCall& call) {
@@ -90,6 +100,11 @@ std::uint64_t apply_call(HeapAllocator& allocator, const CollectiveCall& call) {
   }
   if (call.op == CollectiveOp::free && call.offset != CollectiveCall::kNullOffset) allocator.free(call.offset);
   return 0;
+}
+
+std::uint64_t call_result(HeapAllocator& allocator, const std::vector<CollectiveCall>& calls, int self) {
+  if (calls[0].op == CollectiveOp::from_rank0) return calls[0].value;
+  return apply_call(allocator, calls[static_cast<std::size_t>(self)]);
 }
 
 std::uintptr_t checked_heap_offset(const void* p, int to_rank, int rank, int world_size, const char* base,

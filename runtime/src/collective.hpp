@@ -1,5 +1,5 @@
 // Iris runtime, every backend: the host collective calls (allocate, free,
-// barrier, agree), which every rank must make in the same order with the same
+// barrier, agree, from_rank0), which every rank must make in the same order with the same
 // arguments. Each backend's world brings the ranks' calls together (threads
 // of one process, or processes under MPI); what a call is, how the calls of
 // the ranks are compared and how an agreed call changes the heap are the same
@@ -18,7 +18,7 @@
 
 namespace iris::detail {
 
-enum class CollectiveOp : std::uint64_t { allocate, free, barrier, agree };
+enum class CollectiveOp : std::uint64_t { allocate, free, barrier, agree, from_rank0 };
 
 // Plain 64-bit fields: MPI ranks send it as words.
 struct CollectiveCall {
@@ -26,6 +26,7 @@ struct CollectiveCall {
   std::uint64_t bytes = 0;        // allocate
   std::uint64_t alignment = 0;    // allocate
   std::uint64_t offset = 0;       // free: heap offset, kNullOffset or kOutsideHeap; agree: hash of the text
+  std::uint64_t value = 0;        // from_rank0: this rank's value (not compared: rank 0's is the result)
   const void* pointer = nullptr;  // free: as passed (messages only; differs per rank, never sent)
   const std::string* text = nullptr;  // agree: as passed (messages only; never sent, so MPI ranks compare hashes)
 
@@ -38,6 +39,7 @@ struct CollectiveCall {
   static CollectiveCall barrier();
   // Rank::agree(text): `text` must outlive the call.
   static CollectiveCall agree(const std::string& text);
+  static CollectiveCall from_rank0(std::uint64_t value);
 
   bool same_as(const CollectiveCall& o) const {
     return op == o.op && bytes == o.bytes && alignment == o.alignment && offset == o.offset;
@@ -52,6 +54,10 @@ std::string compare_calls(std::uint64_t seq, const std::vector<CollectiveCall>& 
 
 // Applies an agreed call to the allocator; returns the offset (allocate) or throws.
 std::uint64_t apply_call(HeapAllocator& allocator, const CollectiveCall& call);
+
+// The result of an agreed call (calls[r]: rank r's) for rank `self`:
+// from_rank0's is rank 0's value, every other call's apply_call's.
+std::uint64_t call_result(HeapAllocator& allocator, const std::vector<CollectiveCall>& calls, int self);
 
 // Rank::heap_offset: the offset of p in the heap of `rank` (heap_size bytes at
 // base), after checking that to_rank names a rank of the world and p lies in
@@ -83,7 +89,7 @@ class ThreadRendezvous {
 
   struct Result {
     bool met = false;          // false: withdrawn, the call can never complete
-    std::uint64_t offset = 0;  // allocate's heap offset
+    std::uint64_t offset = 0;  // allocate's heap offset, from_rank0's value
     std::string error;         // the ranks' calls differ, or the allocator refused
   };
 
@@ -113,7 +119,7 @@ class ThreadRendezvous {
       error_ = compare_calls(seq, posted_);
       if (error_.empty()) {
         try {
-          offset_ = apply_call(allocator, call);
+          offset_ = call_result(allocator, posted_, r);
         } catch (const Error& e) {
           error_ = e.what();
         }

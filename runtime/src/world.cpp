@@ -143,6 +143,10 @@ void Rank::barrier() { world_->collective(rank_, detail::CollectiveCall::barrier
 
 void Rank::agree(const std::string& call) { world_->collective(rank_, detail::CollectiveCall::agree(call)); }
 
+std::uint64_t Rank::from_rank0(std::uint64_t value) {
+  return world_->collective(rank_, detail::CollectiveCall::from_rank0(value));
+}
+
 int Rank::multiprocessor_count() const { return 1; }
 
 std::uintptr_t Rank::heap_offset(const void* p, int to_rank) const {

@@ -441,6 +441,10 @@ void Rank::barrier() {
 
 void Rank::agree(const std::string& call) { world_->collective(rank_, detail::CollectiveCall::agree(call)); }
 
+std::uint64_t Rank::from_rank0(std::uint64_t value) {
+  return world_->collective(rank_, detail::CollectiveCall::from_rank0(value));
+}
+
 int Rank::multiprocessor_count() const {
   const int device = world_->local(rank_).device;
   int count = 0;

@@ -13,7 +13,7 @@
 //      hipIpcOpenMemHandle (its own heap: its own pointer), which gives the host
 //      base table; the table is copied to the device for DeviceContext::heap_bases.
 // Collectives: every process runs its own allocator through the same calls; each
-// allocate/free/barrier is an MPI_Allgather of the call descriptors, compared with
+// allocate/free/barrier/agree/from_rank0 is an MPI_Allgather of the call descriptors, compared with
 // rank 0's on every process (same messages as run_threads), so a mismatch is an
 // iris::Error on every rank and the allocators never diverge. The host barrier is
 // a device synchronisation followed by that MPI_Allgather.
@@ -180,22 +180,26 @@ void MpiWorld::close() {
 }
 
 std::uint64_t MpiWorld::collective(int r, const CollectiveCall& call) {
-  const std::uint64_t mine[4] = {static_cast<std::uint64_t>(call.op), call.bytes, call.alignment, call.offset};
-  std::vector<std::uint64_t> all(4 * static_cast<std::size_t>(size));
-  IRIS_MPI(MPI_Allgather(mine, 4, MPI_UINT64_T, all.data(), 4, MPI_UINT64_T, comm_));
+  constexpr int kWords = 5;
+  const std::uint64_t mine[kWords] = {static_cast<std::uint64_t>(call.op), call.bytes, call.alignment, call.offset,
+                                      call.value};
+  std::vector<std::uint64_t> all(kWords * static_cast<std::size_t>(size));
+  IRIS_MPI(MPI_Allgather(mine, kWords, MPI_UINT64_T, all.data(), kWords, MPI_UINT64_T, comm_));
   const std::uint64_t seq = ++calls_;
   std::vector<CollectiveCall> calls(static_cast<std::size_t>(size));
   for (std::size_t o = 0; o < calls.size(); ++o) {
-    calls[o].op = static_cast<CollectiveOp>(all[4 * o]);
-    calls[o].bytes = all[4 * o + 1];
-    calls[o].alignment = all[4 * o + 2];
-    calls[o].offset = all[4 * o + 3];
+    const std::uint64_t* words = &all[kWords * o];
+    calls[o].op = static_cast<CollectiveOp>(words[0]);
+    calls[o].bytes = words[1];
+    calls[o].alignment = words[2];
+    calls[o].offset = words[3];
+    calls[o].value = words[4];
   }
   calls[static_cast<std::size_t>(r)].pointer = call.pointer;
   calls[static_cast<std::size_t>(r)].text = call.text;
   const std::string error = compare_calls(seq, calls);
   if (!error.empty()) throw Error(error);
-  return apply_call(allocator_, call);  // the same on every process, errors included
+  return call_result(allocator_, calls, r);  // the same on every process, errors included
 }
 
 }  // namespace

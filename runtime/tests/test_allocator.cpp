@@ -254,6 +254,24 @@ TEST_CASE("agree: the ranks' texts are compared like any collective call") {
   for (int r = 0; r < 3; ++r) CHECK(!contains(differ[r], "rank 2 called"));
 }
 
+TEST_CASE("from_rank0: every rank gets rank 0's value, and the call is compared like any other") {
+  std::vector<std::uint64_t> got(3), again(3);
+  std::vector<std::string> mixed(3);
+  iris::run_threads(3, 1 * MiB, [&](iris::Rank& r) {
+    got[r.rank()] = r.from_rank0(100 + static_cast<std::uint64_t>(r.rank()));
+    again[r.rank()] = r.from_rank0(r.rank() == 0 ? UINT64_MAX : 7);  // -1 as autotune sends it
+    mixed[r.rank()] = error_of([&] {
+      if (r.rank() == 1) r.barrier();
+      else r.from_rank0(5);
+    });
+  });
+  for (int r = 0; r < 3; ++r) {
+    CHECK(got[r] == 100);
+    CHECK(again[r] == UINT64_MAX);
+  }
+  check_every_rank(mixed, {"collective call #3 differs", "rank 0 called from_rank0()", "rank 1 called barrier()"});
+}
+
 TEST_CASE("free: pointers that allocate did not return are errors on every rank") {
   std::vector<std::string> inner(2), outside(2), twice(2);
   std::vector<int> reused(2, 0);

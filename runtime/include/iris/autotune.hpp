@@ -30,7 +30,6 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -142,30 +141,6 @@ inline std::string tune_device_name() {
 #endif
 }
 
-// Collective: every rank gets rank 0's `value`, passed through a word of the
-// symmetric heap (on a GPU, device memory, copied to and from the host).
-inline std::int64_t from_rank0(Rank& rank, std::int64_t value) {
-  auto* word = rank.allocate<std::int64_t>(1);
-  const auto copy = [&](void* to, const void* from) {
-#if IRIS_GPU
-    // On the rank's stream, and waited for: a plain hipMemcpy from pageable
-    // host memory may return before the word has reached the device, and
-    // another process could then read the value of an earlier call.
-    if (hipMemcpyAsync(to, from, sizeof value, hipMemcpyDefault, hipStreamPerThread) != hipSuccess ||
-        hipStreamSynchronize(hipStreamPerThread) != hipSuccess) {
-      throw Error("iris::autotune: copying rank 0's choice through the heap failed");
-    }
-#else
-    std::memcpy(to, from, sizeof value);
-#endif
-  };
-  if (rank.rank() == 0) copy(word, &value);
-  rank.barrier();
-  copy(&value, rank.translate(word, 0));
-  rank.free(word);  // a barrier first: every rank has read it
-  return value;
-}
-
 // The median of run()'s times in milliseconds, after one warm-up run; run()
 // launches on `stream` (on the CPU it has finished when it returns).
 inline double median_ms(const std::function<void()>& run, [[maybe_unused]] Stream stream) {
@@ -231,7 +206,8 @@ inline int autotune_index(Rank& rank, const std::string& key, int candidates, co
   // it only after the last rendezvous of that call), so every rank finds it.
   if (const int made = cache.made(full_key); made >= 0 && made < candidates) return made;
   // Else rank 0's file decides for every rank.
-  const std::int64_t kept = detail::from_rank0(rank, rank.rank() == 0 ? cache.in_file(full_key) : -1);
+  const auto kept = static_cast<std::int64_t>(
+      rank.from_rank0(static_cast<std::uint64_t>(rank.rank() == 0 ? cache.in_file(full_key) : -1)));
   if (kept >= candidates) {
     throw Error("iris::autotune: the tuning cache chose configuration " + std::to_string(kept) + " for \"" + full_key +
                 "\", which has only " + std::to_string(candidates) + "; delete IRIS_TUNE_CACHE's file to tune again");
@@ -253,7 +229,7 @@ inline int autotune_index(Rank& rank, const std::string& key, int candidates, co
   }
   if (candidates == 1) fastest = 0;
   if (fastest < 0) throw Error(first_error);
-  const int chosen = static_cast<int>(detail::from_rank0(rank, fastest));
+  const int chosen = static_cast<int>(rank.from_rank0(static_cast<std::uint64_t>(fastest)));
   cache.keep(full_key, chosen, rank.rank() == 0);
   return chosen;
 }

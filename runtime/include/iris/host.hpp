@@ -95,6 +95,12 @@ class Rank {
   // differ; waits for every rank, as barrier() does, but not for the device.
   void agree(const std::string& call);
 
+  // Collective: every rank gets rank 0's `value` (the others' are ignored), as
+  // the host decides something once for all ranks (iris::autotune's choice).
+  // Waits for every rank, as agree() does; passes through the world's own
+  // rendezvous (MPI for processes), never through device memory.
+  std::uint64_t from_rank0(std::uint64_t value);
+
   DeviceContext device_context() const;
 
   // How many program instances run at once on this rank's device: its
