@@ -150,6 +150,24 @@ int write_deps_file(const FrontendResult& result) {
   return 0;
 }
 
+// Writes the output to -o's file, or standard output for "-". A file that
+// already holds exactly `text` is left alone, so that its time stamp stays
+// and a build system that re-checks outputs after a command (Ninja's
+// restat, which CMake sets for custom commands) rebuilds nothing that depends
+// on it when a new irisc generates the same code.
+int write_output(const std::string& text) {
+  if (output == "-") {
+    llvm::outs() << text;
+    return 0;
+  }
+  if (auto old = llvm::MemoryBuffer::getFile(output, /*IsText=*/true); old && (*old)->getBuffer() == text) return 0;
+  std::error_code ec;
+  llvm::raw_fd_ostream out(output, ec, llvm::sys::fs::OF_Text);
+  if (ec) return fail("cannot write '" + output + "': " + ec.message(), kExitUserError);
+  out << text;
+  return 0;
+}
+
 // Checks --stop-after; returns an error message or "".
 std::string stop_after_usage_error() {
   if (stop_after.empty()) return "";
@@ -182,9 +200,8 @@ int run(const char* argv0) {
   if (verify) return verify_diagnostics(sources, id, seen, llvm::errs()) ? 0 : kExitUserError;
   if (!result.ok) return kExitUserError;
 
-  std::error_code ec;
-  llvm::raw_fd_ostream out(output, ec, llvm::sys::fs::OF_Text);
-  if (ec) return fail("cannot write '" + output + "': " + ec.message(), kExitUserError);
+  std::string text;
+  llvm::raw_string_ostream out(text);
   switch (emit) {
     case Emit::Tokens: print_tokens(result, sources, out); break;
     case Emit::Ast: print_module(*result.module, sources, false, out); break;
@@ -202,6 +219,7 @@ int run(const char* argv0) {
     }
     case Emit::Summary: print_summary(*result.module, input == "-" ? "<stdin>" : input.getValue(), out); break;
   }
+  if (int status = write_output(text)) return status;
   return write_deps ? write_deps_file(result) : 0;
 }
 
