@@ -5,15 +5,20 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
+#include <vector>
 
 namespace irisc {
 namespace {
 
 // Counts what a function body does: remote translations, loads, stores,
-// atomics and synchronisation.
+// atomics and synchronisation, those of the device functions it calls
+// included (once per call site, as each call runs them), so that a kernel
+// that communicates through a module's functions (iris/ccl.iris) says so.
 struct Counts {
   int translations = 0, loads = 0, stores = 0, atomics = 0, syncs = 0;
+  std::vector<const Function*> calling;  // the functions being counted: a call cycle counts once
 
   void stmt(const Stmt* s) {
     if (!s) return;
@@ -37,6 +42,12 @@ struct Counts {
     for (const Expr* op : e->operand_list()) expr(op);
     if (e->call)
       for (const CallArg& arg : e->call->args) expr(arg.value);
+    if (const Function* callee = e->call ? e->call->callee : nullptr;
+        callee && callee->body && std::find(calling.begin(), calling.end(), callee) == calling.end()) {
+      calling.push_back(callee);
+      stmt(callee->body);
+      calling.pop_back();
+    }
   }
 };
 
@@ -76,6 +87,7 @@ void print_summary(const Module& module, std::string_view file, llvm::raw_ostrea
       ct = fmt::format("<{}>", fmt::join(parts, ", "));
     }
     Counts c;
+    c.calling.push_back(&fn);
     c.stmt(fn.body);
     out << fmt::format("  {} {}{}({}){}\n", fn.is_kernel ? "kernel" : "device", fn.name, ct,
                        param_list(fn.params, fn.param_types),
