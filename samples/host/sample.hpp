@@ -171,6 +171,12 @@ inline Options parse(int argc, char** argv, const char* what, const Spec& spec =
 // Copies between host memory and a symmetric heap (the calling rank's, or another
 // rank's through rank.translate). On the GPU the copies go through the rank's own
 // stream (the one kernels launch on by default) and are complete on return.
+// The stream is waited for first, and only then is the copy queued: a copy
+// from or to pageable memory goes through the driver's staging buffer, which
+// a copy still queued behind a kernel holds, so the copy of another rank
+// sharing the GPU would wait for it -- and so for a kernel that may be
+// waiting for that rank's next launch (the fused operations' back-to-back
+// calls hung so, tests/fused_consumer with 2 ranks on one H200).
 #if IRIS_GPU
 inline void gpu_check(hipError_t e, const char* what) {
   if (e != hipSuccess) throw iris::Error(std::string("sample: ") + what + ": " + hipGetErrorString(e));
@@ -178,6 +184,7 @@ inline void gpu_check(hipError_t e, const char* what) {
 template <class T>
 void to_device(T* dst, const T* src, std::size_t count) {
   if (count == 0) return;
+  gpu_check(hipStreamSynchronize(hipStreamPerThread), "hipStreamSynchronize");
   gpu_check(hipMemcpyAsync(dst, src, count * sizeof(T), hipMemcpyHostToDevice, hipStreamPerThread),
             "hipMemcpyAsync to the heap");
   gpu_check(hipStreamSynchronize(hipStreamPerThread), "hipStreamSynchronize");
@@ -185,6 +192,7 @@ void to_device(T* dst, const T* src, std::size_t count) {
 template <class T>
 void from_device(T* dst, const T* src, std::size_t count) {
   if (count == 0) return;
+  gpu_check(hipStreamSynchronize(hipStreamPerThread), "hipStreamSynchronize");
   gpu_check(hipMemcpyAsync(dst, src, count * sizeof(T), hipMemcpyDeviceToHost, hipStreamPerThread),
             "hipMemcpyAsync from the heap");
   gpu_check(hipStreamSynchronize(hipStreamPerThread), "hipStreamSynchronize");

@@ -15,7 +15,13 @@
 // dereferences it. On the CPU target a copy is a memcpy.
 void copy_heap(float* dst, const float* src, std::size_t count) {
 #if IRIS_GPU
-  (void)hipMemcpy(dst, src, count * sizeof(float), hipMemcpyDefault);
+  // On the rank's own stream, once it is idle: a plain hipMemcpy would also
+  // wait for the kernels of the other ranks on the GPU, some of which may wait
+  // for this one, and so would a copy queued behind this rank's own kernels
+  // (the driver stages copies of pageable memory through one buffer).
+  (void)hipStreamSynchronize(hipStreamPerThread);
+  (void)hipMemcpyAsync(dst, src, count * sizeof(float), hipMemcpyDefault, hipStreamPerThread);
+  (void)hipStreamSynchronize(hipStreamPerThread);
 #else
   std::memcpy(dst, src, count * sizeof(float));
 #endif
