@@ -2,7 +2,8 @@
 # Checks the GPU build on a machine with an NVIDIA GPU: the runtime smoke test, the
 # tile library's unit tests (tests/tile, the same source as ctest's tile.unit), the
 # host collectives' tests (tests/ccl_host: validation, and graph capture and replay;
-# plain and checked) for 1, 2 and 4 ranks sharing the GPU, then every GPU sample
+# plain and checked) for 1, 2 and 4 ranks sharing the GPU, the fused operations'
+# consumer project (tests/fused_consumer, built by ctest's package.fused.nvidia), then every GPU sample
 # with --validate for 1, 2 and 4 ranks, as threads of one process (sample_<name>_gpu,
 # run_threads) and as one process per rank under mpirun (sample_<name>_gpu_mpi,
 # run_mpi; the collectives' validation too). Prints a pass/fail table and exits
@@ -85,6 +86,12 @@ for test in "${ccl_tests[@]}"; do
   for ranks in $ranks_list; do
     run "ccl_$test" threads "$ranks" "$(ccl_binary "$test" "")" "$ranks"
   done
+done
+# The fused operations back to back through one workspace, every element checked
+# (tests/fused_consumer, built against the installed package by ctest's
+# package.fused.nvidia): its world size is its argument.
+for ranks in $ranks_list; do
+  run fused_consumer threads "$ranks" "$build/tests/package/fused_nvidia/fused_consumer" "$ranks"
 done
 for name in "${samples[@]}"; do
   read -r -a args <<< "$(args_of "$name")"
