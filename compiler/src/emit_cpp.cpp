@@ -517,8 +517,17 @@ class Printer {
         return s + ")";
       }
       case TirOp::CallImported: return imported_call(v);
-      default: break;
+#define TIR_UNARY(Name, Spelling, Token, Runtime) case TirOp::Name:
+#define TIR_BINARY(Name, Spelling, Token, Runtime) case TirOp::Name:
+#include "irisc/tir_ops.def"
+      case TirOp::Sum:
+      case TirOp::Max:
+      case TirOp::Min:
+      case TirOp::Dot:
+      case TirOp::Where: break;  // printed by their category, above
     }
+    // Every operation has its case above, and no default: a new TIR operation
+    // is a compile error here (-Wswitch, -Werror) until it has its C++.
     throw std::logic_error(fmt::format("C++ printer: no C++ for TIR operation '{}'", info.spelling));
   }
 

@@ -19,6 +19,8 @@
 
 #include "irisc/builtins.h"
 
+#include <llvm/Support/ErrorHandling.h>
+
 #include <algorithm>
 #include <stdexcept>
 #include <unordered_map>
@@ -507,13 +509,22 @@ class Builder {
         v->operands = {operand(0)};
         v->operands.push_back(per_pointer(2, &access));
         return v;
-      default: break;
+#define BUILTIN(Name, Spelling, Params)
+#define ATOMIC_RMW(Name, Spelling, Params, Op) case BuiltinId::Name:
+#include "irisc/builtins.def"
+        v->operands = {operand(0)};
+        v->operands.append({per_pointer(1, &access), per_pointer(2)});
+        return v;
+      case BuiltinId::Rank:
+      case BuiltinId::WorldSize:
+      case BuiltinId::Arange:
+      case BuiltinId::Zeros:
+      case BuiltinId::Fence:
+      case BuiltinId::Barrier: return v;  // no value operands
     }
-    if (lowering.op == TirOp::AtomicRmw) {
-      v->operands = {operand(0)};
-      v->operands.append({per_pointer(1, &access), per_pointer(2)});
-    }
-    return v;  // the rest have no value operands
+    // Every built-in has its case above, and no default: a new built-in is a
+    // compile error here (-Wswitch, -Werror) until its operands are built.
+    llvm_unreachable("a built-in the TIR builder has no case for");
   }
 
   TirModule& m_;
