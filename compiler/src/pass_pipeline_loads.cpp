@@ -539,19 +539,6 @@ class Pipeliner {
     }
   }
 
-  // Whether two trees compute the same value the same way.
-  static bool same_tree(const TirValue* a, const TirValue* b) {
-    if (a->op != b->op || a->var != b->var || a->text != b->text || a->int_bits != b->int_bits ||
-        a->literal != b->literal || a->axis != b->axis || !(a->type == b->type) ||
-        a->operands.size() != b->operands.size())
-      return false;
-    for (size_t i = 0; i < a->operands.size(); ++i) {
-      const TirValue *x = a->operands[i], *y = b->operands[i];
-      if (x != y && (!x || !y || !same_tree(x, y))) return false;
-    }
-    return true;
-  }
-
   TirValue* binary_bool(TirOp op, TirValue* a, TirValue* b) {
     TirValue* v = binary(op, a, b);
     v->type = a->type.with_scalar(ScalarKind::Bool);
@@ -559,13 +546,13 @@ class Pipeliner {
   }
 
   static bool is_true(const TirValue* v) {
-    return v && v->op == TirOp::Constant && v->literal == TirValue::Literal::Bool && v->int_bits;
+    return v && v->op == TirOp::Constant && v->literal == TirValue::Literal::Bool && v->bool_value;
   }
 
   TirValue* true_value() {
     TirValue* t = m_.make_value(TirOp::Constant, i32_type().with_scalar(ScalarKind::Bool), loop_->loc);
     t->literal = TirValue::Literal::Bool;
-    t->int_bits = 1;
+    t->bool_value = true;
     return t;
   }
 

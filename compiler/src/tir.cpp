@@ -1,6 +1,8 @@
 // TIR's op table and types; see tir.h.
 #include "irisc/tir.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 namespace irisc {
@@ -94,6 +96,27 @@ std::string literal_text(const TirValue& constant) {
     case TirValue::Literal::Bool: return constant.bool_value ? "true" : "false";
   }
   return "";
+}
+
+bool same_tree(const TirValue* a, const TirValue* b) {
+  const auto same_args = [](const TirTemplateArg& x, const TirTemplateArg& y) {
+    return x.value == y.value && x.type == y.type;
+  };
+  if (a->op != b->op || !(a->type == b->type) || a->literal != b->literal || a->int_bits != b->int_bits ||
+      a->float_value != b->float_value || a->bool_value != b->bool_value || a->text != b->text ||
+      a->var != b->var || a->callee != b->callee ||
+      !std::equal(a->template_args.begin(), a->template_args.end(), b->template_args.begin(),
+                  b->template_args.end(), same_args) ||
+      a->sem != b->sem || a->scope != b->scope || a->cmp != b->cmp || a->atomic_op != b->atomic_op ||
+      a->signal_add != b->signal_add || a->contiguous_rows != b->contiguous_rows ||
+      a->row_interval_mask != b->row_interval_mask || a->pipelined != b->pipelined || a->axis != b->axis ||
+      a->checked != b->checked || a->operands.size() != b->operands.size())
+    return false;
+  for (size_t i = 0; i < a->operands.size(); ++i) {
+    const TirValue *x = a->operands[i], *y = b->operands[i];
+    if (x != y && (!x || !y || !same_tree(x, y))) return false;
+  }
+  return true;
 }
 
 TirType tir_type(const Type& type) {

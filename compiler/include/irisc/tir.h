@@ -261,6 +261,11 @@ struct TirModule {
 // "0.10000000000000001" (every digit a double holds), "true".
 std::string literal_text(const TirValue& constant);
 
+// Whether two values compute the same thing the same way: the same operation,
+// type and attributes (every field but the source location) over operands
+// that are the same values or, in turn, the same trees.
+bool same_tree(const TirValue* a, const TirValue* b);
+
 // The bytes of t's scalar (a pointer's pointee), where every type that
 // `function` admits for it, a type parameter, has the same; nullopt where not.
 std::optional<int> element_bytes(const TirType& t, const TirFunction& function);
