@@ -26,6 +26,7 @@
 // skip the advance: pipeline-loads makes copies only in loops of lets and
 // dots, and in the loop over its prologue.
 #include "irisc/passes.h"
+#include "irisc/tir_builder.h"
 #include "irisc/tir_walk.h"
 
 #include <optional>
@@ -36,11 +37,12 @@ namespace {
 
 class Advancer {
  public:
-  explicit Advancer(TirModule& module) : m_(module) {}
+  explicit Advancer(TirModule& module) : m_(module), b_(module) {}
 
   // Advances the copies' pointers of `block.stmts[index]`, a For loop.
   void loop(TirStmt& block, size_t index) {
     loop_ = block.stmts[index];
+    b_.set_location(loop_->loc);
     changed_.clear();
     changed_.insert(loop_->var);
     for_each_stmt(loop_->body, [&](TirStmt* s) {
@@ -60,9 +62,9 @@ class Advancer {
       before.push_back(declare);
       TirStmt* advance = m_.make_stmt(TirStmtKind::Assign, loop_->loc);
       advance->var = advanced;
-      advance->value = binary(TirOp::Add, read(advanced), broadcast(step_times(d->value), pointers->type));
+      advance->value = b_.binary(TirOp::Add, b_.read(advanced), broadcast(step_times(d->value), pointers->type));
       loop_->body->stmts.push_back(advance);
-      pointers = read(advanced);
+      pointers = b_.read(advanced);
     }
     block.stmts.insert(block.stmts.begin() + static_cast<std::ptrdiff_t>(index), before.begin(), before.end());
   }
@@ -103,7 +105,7 @@ class Advancer {
       case TirOp::Neg: {
         auto d = derivative(o[0]);
         if (!d || d->zero()) return d;
-        return Derivative{unary(TirOp::Neg, d->value)};
+        return Derivative{b_.unary(TirOp::Neg, d->value)};
       }
       case TirOp::Add:
       case TirOp::Sub: {
@@ -111,8 +113,8 @@ class Advancer {
         auto a = derivative(o[0]), b = derivative(o[1]);
         if (!a || !b || !same_scalar(*a, *b)) return std::nullopt;
         if (b->zero()) return a;
-        if (a->zero()) return v->op == TirOp::Add ? b : Derivative{unary(TirOp::Neg, b->value)};
-        return Derivative{binary(v->op, a->value, b->value)};
+        if (a->zero()) return v->op == TirOp::Add ? b : Derivative{b_.unary(TirOp::Neg, b->value)};
+        return Derivative{b_.binary(v->op, a->value, b->value)};
       }
       case TirOp::Mul: {
         // One factor the loop changes, times a scalar it does not: a
@@ -122,7 +124,7 @@ class Advancer {
         const Derivative& d = a->zero() ? *b : *a;
         const TirValue* factor = invariant_scalar(a->zero() ? o[0] : o[1]);
         if (!factor || factor->type.scalar != d.value->type.scalar) return std::nullopt;
-        return Derivative{is_one(d.value) ? clone_tree(m_, factor) : binary(TirOp::Mul, d.value, clone_tree(m_, factor))};
+        return Derivative{is_one(d.value) ? clone_tree(m_, factor) : b_.binary(TirOp::Mul, d.value, clone_tree(m_, factor))};
       }
       default: return std::nullopt;
     }
@@ -165,7 +167,7 @@ class Advancer {
   TirValue* step_times(TirValue* d) {
     if (!loop_->step) return d;
     TirValue* step = clone_tree(m_, loop_->step);
-    return is_one(d) ? step : binary(TirOp::Mul, step, d);
+    return is_one(d) ? step : b_.binary(TirOp::Mul, step, d);
   }
 
   // The scalar s as a tile of `shape`'s shape and layout.
@@ -185,25 +187,8 @@ class Advancer {
     return v->op == TirOp::Constant && v->literal != TirValue::Literal::Float && v->int_bits == 1;
   }
 
-  TirValue* read(TirVar* var) {
-    TirValue* v = m_.make_value(TirOp::Read, var->type, loop_->loc);
-    v->var = var;
-    return v;
-  }
-
-  TirValue* unary(TirOp op, TirValue* a) {
-    TirValue* v = m_.make_value(op, a->type, a->loc);
-    v->operands = {a};
-    return v;
-  }
-
-  TirValue* binary(TirOp op, TirValue* a, TirValue* b) {
-    TirValue* v = m_.make_value(op, a->type, a->loc);
-    v->operands = {a, b};
-    return v;
-  }
-
   TirModule& m_;
+  TirBuilder b_;  // leaves at the loop being rewritten
   TirStmt* loop_ = nullptr;
   std::unordered_set<const TirVar*> changed_;  // the loop variable and what the body assigns or declares
 };

@@ -69,6 +69,7 @@
 // and the bounds may be evaluated again.
 #include "irisc/passes.h"
 #include "irisc/row_analysis.h"
+#include "irisc/tir_builder.h"
 #include "irisc/tir_walk.h"
 
 #include <fmt/format.h>
@@ -100,16 +101,9 @@ bool only_loads(const TirValue* v) {
   return recomputable(v);
 }
 
-TirType i32_type() {
-  TirType t;
-  t.kind = TirType::Kind::Scalar;
-  t.scalar = ScalarKind::I32;
-  return t;
-}
-
 class Pipeliner {
  public:
-  Pipeliner(TirModule& module, TirFunction& function) : m_(module), f_(function) {
+  Pipeliner(TirModule& module, TirFunction& function) : m_(module), f_(function), b_(module) {
     for_each_stmt(function.body, [&](TirStmt* s) {
       if (s->kind == TirStmtKind::Let) function_lets_[s->var] = s->value;
     });
@@ -120,6 +114,7 @@ class Pipeliner {
     TirStmt* loop = block.stmts[index];
     if (!qualifies(*loop)) return;
     loop_ = loop;
+    b_.set_location(loop->loc);
     lets_.clear();
     operands_.clear();
     for (TirStmt* s : loop->body->stmts) {
@@ -208,7 +203,7 @@ class Pipeliner {
       TirVar* ring = m_.make_var(m_.save(std::string(name_of(o)) + "_stages"), type);
       TirStmt* declare = m_.make_stmt(TirStmtKind::Shared, loop_->loc);
       declare->var = ring;
-      declare->value = previous ? read(previous) : nullptr;
+      declare->value = previous ? b_.read(previous) : nullptr;
       before.push_back(declare);
       rings[o.load] = ring;
       ring_order.emplace_back(o.load, ring);
@@ -231,39 +226,39 @@ class Pipeliner {
     // The first iterations' copies, one committed group each, in a loop over
     // the lookahead (a constant of the C++, which unrolls it).
     TirVar* ahead = m_.make_var("prologue", i32_type());
-    LoopValue iteration = [&] { return plus_steps(clone(loop_->low, nullptr), read(ahead)); };
+    LoopValue iteration = [&] { return plus_steps(clone(loop_->low, nullptr), b_.read(ahead)); };
     std::vector<TirStmt*> prologue_copies;
     for (const auto& [load, ring] : ring_order)
-      prologue_copies.push_back(eval(copy_async(load, iteration, stage(ring, read(ahead)))));
+      prologue_copies.push_back(b_.eval(copy_async(load, iteration, stage(ring, b_.read(ahead)))));
     TirStmt* prologue = m_.make_stmt(TirStmtKind::For, loop_->loc);
     prologue->var = ahead;
-    prologue->low = constant(0);
+    prologue->low = b_.constant(0);
     prologue->high = stages_minus(behind_);
     prologue->body = m_.make_stmt(TirStmtKind::Block, loop_->loc);
-    prologue->body->stmts = {guarded(compare(iteration(), clone(loop_->high, nullptr)), prologue_copies),
-                             eval(sync_op(TirOp::CommitAsync, nullptr))};
+    prologue->body->stmts = {b_.guarded(b_.binary_bool(TirOp::Lt, iteration(), clone(loop_->high, nullptr)), prologue_copies),
+                             b_.eval(sync_op(TirOp::CommitAsync, nullptr))};
     before.push_back(prologue);
     TirVar* slot = m_.make_var("stage", i32_type());
     TirStmt* declare_slot = m_.make_stmt(TirStmtKind::Var, loop_->loc);
     declare_slot->var = slot;
-    declare_slot->value = constant(0);
+    declare_slot->value = b_.constant(0);
     before.push_back(declare_slot);
 
     // In the loop: wait for this iteration's stage; after this iteration's
     // dots, for the last iteration's; then issue the copies kLookahead
     // iterations ahead and commit them.
-    body->stmts.insert(body->stmts.begin(), eval(wait_async(stages_minus(behind_ + 1))));
-    if (!accumulators.empty()) body->stmts.push_back(eval(wait_dots(1, accumulators)));
+    body->stmts.insert(body->stmts.begin(), b_.eval(wait_async(stages_minus(behind_ + 1))));
+    if (!accumulators.empty()) body->stmts.push_back(b_.eval(wait_dots(1, accumulators)));
     LoopValue later = [&] { return plus_steps(loop_var(), stages_minus(behind_)); };
     std::vector<TirStmt*> copies;
     for (const auto& [load, ring] : ring_order)
-      copies.push_back(eval(copy_async(load, later, stage(ring, next_slot(slot, stages_minus(behind_))))));
-    body->stmts.push_back(guarded(compare(later(), clone(loop_->high, nullptr)), copies));
-    body->stmts.push_back(eval(sync_op(TirOp::CommitAsync, nullptr)));
+      copies.push_back(b_.eval(copy_async(load, later, stage(ring, next_slot(slot, stages_minus(behind_))))));
+    body->stmts.push_back(b_.guarded(b_.binary_bool(TirOp::Lt, later(), clone(loop_->high, nullptr)), copies));
+    body->stmts.push_back(b_.eval(sync_op(TirOp::CommitAsync, nullptr)));
 
     // The dots read the stage this iteration's copies landed in.
     for (const Operand& o : operands_) {
-      TirValue* tile = stage(rings.at(o.load), read(slot));
+      TirValue* tile = stage(rings.at(o.load), b_.read(slot));
       if (!o.let) {
         *o.slot = tile;
         continue;
@@ -278,7 +273,7 @@ class Pipeliner {
     }
     TirStmt* advance = m_.make_stmt(TirStmtKind::Assign, loop_->loc);
     advance->var = slot;
-    advance->value = next_slot(slot, constant(1));
+    advance->value = next_slot(slot, b_.constant(1));
     body->stmts.push_back(advance);
 
     // Only where the loop runs at all: a path that skips the loop would join
@@ -287,8 +282,8 @@ class Pipeliner {
     // before the wait that ends it.
     std::vector<TirStmt*> pipeline = std::move(before);
     pipeline.push_back(block.stmts[index]);
-    if (!accumulators.empty()) pipeline.push_back(eval(wait_dots(0, accumulators)));
-    pipeline.push_back(eval(wait_async(constant(0))));
+    if (!accumulators.empty()) pipeline.push_back(b_.eval(wait_dots(0, accumulators)));
+    pipeline.push_back(b_.eval(wait_async(b_.constant(0))));
     if (uniform_flag_) {
       TirStmt* specialize = m_.make_stmt(TirStmtKind::Specialize, loop_->loc);
       specialize->var = uniform_flag_;
@@ -297,7 +292,7 @@ class Pipeliner {
       specialize->body->stmts = std::move(pipeline);
       pipeline = {specialize};
     }
-    block.stmts[index] = guarded(compare(clone(loop_->low, nullptr), clone(loop_->high, nullptr)), pipeline);
+    block.stmts[index] = b_.guarded(b_.binary_bool(TirOp::Lt, clone(loop_->low, nullptr), clone(loop_->high, nullptr)), pipeline);
   }
 
   // Marks the body's dots that may finish at a later WaitDots (on Hopper,
@@ -329,8 +324,8 @@ class Pipeliner {
   TirValue* wait_async(TirValue* pending) { return sync_op(TirOp::WaitAsync, pending); }
 
   TirValue* wait_dots(int pending, const std::vector<TirVar*>& accumulators) {
-    TirValue* wait = sync_op(TirOp::WaitDots, constant(pending));
-    for (const TirVar* acc : accumulators) wait->operands.push_back(read(acc));
+    TirValue* wait = sync_op(TirOp::WaitDots, b_.constant(pending));
+    for (const TirVar* acc : accumulators) wait->operands.push_back(b_.read(acc));
     return wait;
   }
 
@@ -341,7 +336,7 @@ class Pipeliner {
     copy->operands.push_back(stage);
     copy->contiguous_rows = row_stride(copy->operands[0], function_lets_) == 1;
     copy->row_interval_mask = copy->operands[1] && row_interval(copy->operands[1], function_lets_);
-    if (uniform_loads_.count(load)) copy->operands.push_back(read(uniform_flag_));
+    if (uniform_loads_.count(load)) copy->operands.push_back(b_.read(uniform_flag_));
     return copy;
   }
 
@@ -361,23 +356,23 @@ class Pipeliner {
     run_elements_ = kRunBytes / *size;
     element_size_ = *size;
     TirValue* aligned = multiple_of(ptr, kRunBytes, Elements::RunStarts);
-    TirValue* uniform = mask ? uniform_mask(mask) : true_value();
+    TirValue* uniform = mask ? uniform_mask(mask) : b_.true_value();
     return aligned && uniform ? all_of(aligned, uniform) : nullptr;
   }
 
   // A mask's comparisons, each holding on whole rows or changing at a run's
   // boundary (a conjunction of conditions; null where one is not shown).
   TirValue* uniform_mask(const TirValue* m) {
-    if (!m->type.is_tile()) return true_value();
+    if (!m->type.is_tile()) return b_.true_value();
     switch (m->op) {
       case TirOp::Read: {
         const TirValue* let = let_value(m->var);
         return let ? uniform_mask(let) : nullptr;
       }
-      case TirOp::Broadcast: return true_value();
-      case TirOp::AddAxis: return m->axis == 1 ? true_value() : uniform_mask(m->operands[0]);
+      case TirOp::Broadcast: return b_.true_value();
+      case TirOp::AddAxis: return m->axis == 1 ? b_.true_value() : uniform_mask(m->operands[0]);
       case TirOp::BroadcastTo:
-        return m->operands[0]->type.dims.back().is_one() ? true_value() : uniform_mask(m->operands[0]);
+        return m->operands[0]->type.dims.back().is_one() ? b_.true_value() : uniform_mask(m->operands[0]);
       case TirOp::ConvertLayout: return uniform_mask(m->operands[0]);
       case TirOp::LogicalAnd:
       case TirOp::BitAnd: return both(uniform_mask(m->operands[0]), uniform_mask(m->operands[1]));
@@ -395,7 +390,7 @@ class Pipeliner {
         const bool strict = m->op == TirOp::Lt || m->op == TirOp::Gt;
         const auto sx = row_stride(x, function_lets_), sy = row_stride(y, function_lets_);
         if (!sx || !sy) return nullptr;
-        if (*sx == *sy) return true_value();
+        if (*sx == *sy) return b_.true_value();
         if (*sx - *sy == 1 && strict) return multiple_of(tile_difference(y, x), run_elements_, Elements::RunStarts);
         if (*sx - *sy == -1 && !strict) return multiple_of(tile_difference(x, y), run_elements_, Elements::RunStarts);
         return nullptr;
@@ -419,7 +414,7 @@ class Pipeliner {
   // multiples of d, built from the scalars of v's tree; null where none is
   // known. Sums need both terms to be multiples, products one factor.
   TirValue* multiple_of(const TirValue* v, int64_t d, Elements which) {
-    if (d == 1) return true_value();
+    if (d == 1) return b_.true_value();
     if (!v->type.is_tile()) return scalar_multiple_of(v, d);
     switch (v->op) {
       case TirOp::Read: {
@@ -428,7 +423,7 @@ class Pipeliner {
       }
       case TirOp::Broadcast: return scalar_multiple_of(v->operands[0], d);
       case TirOp::Arange:
-        return which == Elements::RunStarts && run_elements_ % d == 0 ? true_value() : nullptr;
+        return which == Elements::RunStarts && run_elements_ % d == 0 ? b_.true_value() : nullptr;
       case TirOp::AddAxis:  // v[None, :] has the columns of v, v[:, None] its rows
         return multiple_of(v->operands[0], d, v->axis == 0 ? which : Elements::All);
       case TirOp::BroadcastTo:  // a tile of one column repeats it: every element counts
@@ -440,9 +435,9 @@ class Pipeliner {
   }
 
   TirValue* scalar_multiple_of(const TirValue* v, int64_t d) {
-    if (d == 1) return true_value();
+    if (d == 1) return b_.true_value();
     if (v->op == TirOp::Constant) {
-      return v->literal != TirValue::Literal::Float && static_cast<int64_t>(v->int_bits) % d == 0 ? true_value()
+      return v->literal != TirValue::Literal::Float && static_cast<int64_t>(v->int_bits) % d == 0 ? b_.true_value()
                                                                                                   : nullptr;
     }
     if (v->op == TirOp::Read && v->var == loop_->var) {
@@ -459,12 +454,12 @@ class Pipeliner {
     if (v->type.is_pointer()) {
       TirValue* aligned = m_.make_value(TirOp::Aligned, v->type.with_scalar(ScalarKind::Bool), v->loc);
       aligned->type.kind = TirType::Kind::Scalar;
-      aligned->operands = {clone(v, nullptr), constant(static_cast<int>(d))};
+      aligned->operands = {clone(v, nullptr), b_.constant(static_cast<int>(d))};
       return aligned;
     }
     if (v->type.kind != TirType::Kind::Scalar || !scalar_info(v->type.scalar).is_integer) return nullptr;
-    TirValue* rest = binary(TirOp::Mod, clone(v, nullptr), typed_constant(v->type, d));
-    TirValue* zero = binary(TirOp::Eq, rest, typed_constant(v->type, 0));
+    TirValue* rest = b_.binary(TirOp::Mod, clone(v, nullptr), b_.typed_constant(v->type, d));
+    TirValue* zero = b_.binary(TirOp::Eq, rest, b_.typed_constant(v->type, 0));
     zero->type = zero->type.with_scalar(ScalarKind::Bool);
     return zero;
   }
@@ -486,9 +481,9 @@ class Pipeliner {
       case TirOp::Mul: {
         TirValue* a = of(o[0], d);
         TirValue* b = of(o[1], d);
-        if (is_true(a) || is_true(b)) return true_value();
+        if (TirBuilder::is_true(a) || TirBuilder::is_true(b)) return b_.true_value();
         if (!a || !b) return a ? a : b;
-        return binary_bool(TirOp::LogicalOr, a, b);
+        return b_.binary_bool(TirOp::LogicalOr, a, b);
       }
       default: return nullptr;
     }
@@ -525,43 +520,18 @@ class Pipeliner {
     for (size_t i = 0; i < terms.size(); ++i) {
       bool repeated = false;
       for (size_t j = 0; j < i && !repeated; ++j) repeated = same_tree(terms[i], terms[j]);
-      if (!repeated) all = all ? binary_bool(TirOp::LogicalAnd, all, terms[i]) : terms[i];
+      if (!repeated) all = all ? b_.binary_bool(TirOp::LogicalAnd, all, terms[i]) : terms[i];
     }
-    return all ? all : true_value();
+    return all ? all : b_.true_value();
   }
 
   // The terms of a conjunction, left to right, without the constant true.
   static void conjuncts(TirValue* v, std::vector<TirValue*>& terms) {
     if (v->op == TirOp::LogicalAnd) {
       for (TirValue* o : v->operands) conjuncts(o, terms);
-    } else if (!is_true(v)) {
+    } else if (!TirBuilder::is_true(v)) {
       terms.push_back(v);
     }
-  }
-
-  TirValue* binary_bool(TirOp op, TirValue* a, TirValue* b) {
-    TirValue* v = binary(op, a, b);
-    v->type = a->type.with_scalar(ScalarKind::Bool);
-    return v;
-  }
-
-  static bool is_true(const TirValue* v) {
-    return v && v->op == TirOp::Constant && v->literal == TirValue::Literal::Bool && v->bool_value;
-  }
-
-  TirValue* true_value() {
-    TirValue* t = m_.make_value(TirOp::Constant, i32_type().with_scalar(ScalarKind::Bool), loop_->loc);
-    t->literal = TirValue::Literal::Bool;
-    t->bool_value = true;
-    return t;
-  }
-
-  TirValue* typed_constant(const TirType& type, int64_t value) {
-    TirValue* c = m_.make_value(TirOp::Constant, type, loop_->loc);
-    c->type.type_param = {};
-    c->literal = scalar_info(type.scalar).is_signed ? TirValue::Literal::SignedInt : TirValue::Literal::Int;
-    c->int_bits = static_cast<uint64_t>(value);
-    return c;
   }
 
   TirValue* stage(const TirVar* ring, TirValue* slot) {
@@ -569,19 +539,19 @@ class Pipeliner {
     type.layout = TirLayout::Shared;
     type.stages = Shape{{}, 0};
     TirValue* v = m_.make_value(TirOp::StageAt, type, loop_->loc);
-    v->operands = {read(ring), slot};
+    v->operands = {b_.read(ring), slot};
     return v;
   }
 
   // (slot + by) % S.
   TirValue* next_slot(const TirVar* slot, TirValue* by) {
-    return binary(TirOp::Mod, binary(TirOp::Add, read(slot), by), stages_minus(0));
+    return b_.binary(TirOp::Mod, b_.binary(TirOp::Add, b_.read(slot), by), stages_minus(0));
   }
 
   // S - n, a constant of the C++ (a template argument where S is a
   // compile-time parameter's).
   TirValue* stages_minus(int n) {
-    if (stages_.symbol.empty()) return constant(static_cast<int>(*stages_.value) - n);
+    if (stages_.symbol.empty()) return b_.constant(static_cast<int>(*stages_.value) - n);
     TirValue* v = m_.make_value(TirOp::NamedConstant, i32_type(), loop_->loc);
     v->text = n == 0 ? stages_.symbol : m_.save(fmt::format("({} - {})", stages_.symbol, n));
     return v;
@@ -601,7 +571,7 @@ class Pipeliner {
     for (size_t i = 0; i < body->stmts.size(); ++i)
       if (body->stmts[i]->kind != TirStmtKind::Let) first_dot = std::min(first_dot, i);
     LoopValue low = [&] { return clone(loop_->low, nullptr); };
-    LoopValue next = [&] { return plus_steps(loop_var(), constant(1)); };
+    LoopValue next = [&] { return plus_steps(loop_var(), b_.constant(1)); };
     std::unordered_map<const TirValue*, TirVar*> next_tiles;  // one per load (a let read by two dots is one)
     for (const Operand& o : operands_) {
       TirVar*& next_tile = next_tiles[o.load];
@@ -612,83 +582,36 @@ class Pipeliner {
         declare->var = next_tile;
         declare->value = m_.make_value(TirOp::Zeros, o.load->type, loop_->loc);
         declarations.push_back(declare);
-        prologue_assigns.push_back(assign(next_tile, clone(o.load, low)));
-        prefetch_assigns.push_back(assign(next_tile, clone(o.load, next)));
+        prologue_assigns.push_back(b_.assign(next_tile, clone(o.load, low)));
+        prefetch_assigns.push_back(b_.assign(next_tile, clone(o.load, next)));
       }
       // The dot now reads the tile loaded one iteration earlier, copied
       // (by its let, or a new one) before the next one is loaded.
       if (o.let) {
         for (TirStmt* s : body->stmts)
-          if (s->kind == TirStmtKind::Let && s->var == o.let) s->value = read(next_tile);
+          if (s->kind == TirStmtKind::Let && s->var == o.let) s->value = b_.read(next_tile);
         continue;
       }
       TirStmt* copy = m_.make_stmt(TirStmtKind::Let, o.load->loc);
       copy->var = m_.make_var("tile", o.load->type);
-      copy->value = read(next_tile);
+      copy->value = b_.read(next_tile);
       copy->keeps_value_type = true;
       copies.push_back(copy);
-      *o.slot = read(copy->var);
+      *o.slot = b_.read(copy->var);
     }
-    copies.push_back(guarded(compare(next(), clone(loop_->high, nullptr)), prefetch_assigns));
+    copies.push_back(b_.guarded(b_.binary_bool(TirOp::Lt, next(), clone(loop_->high, nullptr)), prefetch_assigns));
     body->stmts.insert(body->stmts.begin() + first_dot, copies.begin(), copies.end());
     std::vector<TirStmt*> before = declarations;
-    before.push_back(guarded(compare(low(), clone(loop_->high, nullptr)), prologue_assigns));
+    before.push_back(b_.guarded(b_.binary_bool(TirOp::Lt, low(), clone(loop_->high, nullptr)), prologue_assigns));
     block.stmts.insert(block.stmts.begin() + index, before.begin(), before.end());
   }
 
-  // ------------------------------------------------- building blocks
-  TirValue* read(const TirVar* var) {
-    TirValue* v = m_.make_value(TirOp::Read, var->type, loop_->loc);
-    v->var = const_cast<TirVar*>(var);
-    return v;
-  }
-
-  TirValue* constant(int value) {
-    TirValue* c = m_.make_value(TirOp::Constant, i32_type(), loop_->loc);
-    c->int_bits = static_cast<uint64_t>(value);
-    return c;
-  }
-
-  TirValue* binary(TirOp op, TirValue* a, TirValue* b) {
-    TirValue* v = m_.make_value(op, a->type, a->loc);
-    v->operands = {a, b};
-    return v;
-  }
-
-  TirStmt* eval(TirValue* value) {
-    TirStmt* s = m_.make_stmt(TirStmtKind::Eval, value->loc);
-    s->value = value;
-    return s;
-  }
-
-  TirStmt* assign(TirVar* var, TirValue* value) {
-    TirStmt* s = m_.make_stmt(TirStmtKind::Assign, value->loc);
-    s->var = var;
-    s->value = value;
-    return s;
-  }
-
-  TirStmt* guarded(TirValue* condition, const std::vector<TirStmt*>& stmts) {
-    TirStmt* then = m_.make_stmt(TirStmtKind::Block, condition->loc);
-    then->stmts = stmts;
-    TirStmt* s = m_.make_stmt(TirStmtKind::If, condition->loc);
-    s->value = condition;
-    s->body = then;
-    return s;
-  }
-
-  TirValue* compare(TirValue* a, TirValue* b) {
-    TirValue* lt = m_.make_value(TirOp::Lt, a->type.with_scalar(ScalarKind::Bool), a->loc);
-    lt->operands = {a, b};
-    return lt;
-  }
-
-  TirValue* loop_var() { return read(loop_->var); }
+  TirValue* loop_var() { return b_.read(loop_->var); }
 
   // k + n * step (n without a step).
   TirValue* plus_steps(TirValue* k, TirValue* n) {
-    TirValue* distance = loop_->step ? binary(TirOp::Mul, n, clone(loop_->step, nullptr)) : n;
-    return binary(TirOp::Add, k, distance);
+    TirValue* distance = loop_->step ? b_.binary(TirOp::Mul, n, clone(loop_->step, nullptr)) : n;
+    return b_.binary(TirOp::Add, k, distance);
   }
 
   // A copy of v's tree, the body's lets inlined and the loop variable
@@ -703,6 +626,7 @@ class Pipeliner {
 
   TirModule& m_;
   TirFunction& f_;
+  TirBuilder b_;  // leaves at the loop being pipelined
   const TirStmt* loop_ = nullptr;
   std::unordered_map<const TirVar*, TirValue*> lets_;  // the loop body's lets, by variable
   std::vector<Operand> operands_;                     // the loop's loaded dot operands

@@ -1,0 +1,84 @@
+// The passes' IR-building helpers; see tir_builder.h.
+#include "irisc/tir_builder.h"
+
+namespace irisc {
+
+TirType i32_type() {
+  TirType t;
+  t.kind = TirType::Kind::Scalar;
+  t.scalar = ScalarKind::I32;
+  return t;
+}
+
+TirValue* TirBuilder::read(const TirVar* var) {
+  TirValue* v = m_.make_value(TirOp::Read, var->type, loc_);
+  v->var = const_cast<TirVar*>(var);
+  return v;
+}
+
+TirValue* TirBuilder::constant(int value) {
+  TirValue* c = m_.make_value(TirOp::Constant, i32_type(), loc_);
+  c->int_bits = static_cast<uint64_t>(value);
+  return c;
+}
+
+TirValue* TirBuilder::typed_constant(const TirType& type, int64_t value) {
+  TirValue* c = m_.make_value(TirOp::Constant, type, loc_);
+  c->type.type_param = {};
+  c->literal = scalar_info(type.scalar).is_signed ? TirValue::Literal::SignedInt : TirValue::Literal::Int;
+  c->int_bits = static_cast<uint64_t>(value);
+  return c;
+}
+
+TirValue* TirBuilder::true_value() {
+  TirValue* t = m_.make_value(TirOp::Constant, i32_type().with_scalar(ScalarKind::Bool), loc_);
+  t->literal = TirValue::Literal::Bool;
+  t->bool_value = true;
+  return t;
+}
+
+TirValue* TirBuilder::unary(TirOp op, TirValue* a) {
+  TirValue* v = m_.make_value(op, a->type, a->loc);
+  v->operands = {a};
+  return v;
+}
+
+TirValue* TirBuilder::binary(TirOp op, TirValue* a, TirValue* b) {
+  TirValue* v = m_.make_value(op, a->type, a->loc);
+  v->operands = {a, b};
+  return v;
+}
+
+TirValue* TirBuilder::binary_bool(TirOp op, TirValue* a, TirValue* b) {
+  TirValue* v = binary(op, a, b);
+  v->type = a->type.with_scalar(ScalarKind::Bool);
+  return v;
+}
+
+TirStmt* TirBuilder::eval(TirValue* value) {
+  TirStmt* s = m_.make_stmt(TirStmtKind::Eval, value->loc);
+  s->value = value;
+  return s;
+}
+
+TirStmt* TirBuilder::assign(TirVar* var, TirValue* value) {
+  TirStmt* s = m_.make_stmt(TirStmtKind::Assign, value->loc);
+  s->var = var;
+  s->value = value;
+  return s;
+}
+
+TirStmt* TirBuilder::guarded(TirValue* condition, const std::vector<TirStmt*>& stmts) {
+  TirStmt* then = m_.make_stmt(TirStmtKind::Block, condition->loc);
+  then->stmts = stmts;
+  TirStmt* s = m_.make_stmt(TirStmtKind::If, condition->loc);
+  s->value = condition;
+  s->body = then;
+  return s;
+}
+
+bool TirBuilder::is_true(const TirValue* v) {
+  return v && v->op == TirOp::Constant && v->literal == TirValue::Literal::Bool && v->bool_value;
+}
+
+}  // namespace irisc
