@@ -8,6 +8,16 @@ using namespace irisc;
 
 namespace {
 
+// A pointer read and the constant 1: the operands of the signals below.
+struct Operands {
+  TirValue ptr{}, one{};
+  Operands() {
+    ptr.op = TirOp::Read;
+    one.op = TirOp::Constant;
+    one.int_bits = 1;
+  }
+};
+
 // signal(ptr, 1) at `loc`, release at system scope.
 TirValue signal_of(TirValue* ptr, TirValue* one, const char* loc) {
   TirValue v{};
@@ -22,10 +32,8 @@ TirValue signal_of(TirValue* ptr, TirValue* one, const char* loc) {
 }  // namespace
 
 TEST_CASE("same_tree: the same operation over the same operands, wherever it was written") {
-  TirValue ptr{}, one{};
-  ptr.op = TirOp::Read;
-  one.op = TirOp::Constant;
-  one.int_bits = 1;
+  Operands o;
+  TirValue &ptr = o.ptr, &one = o.one;
   const char source[] = "ab";
   TirValue a = signal_of(&ptr, &one, source), b = signal_of(&ptr, &one, source + 1);
   CHECK(same_tree(&a, &b));
@@ -36,10 +44,8 @@ TEST_CASE("same_tree: the same operation over the same operands, wherever it was
 }
 
 TEST_CASE("same_tree: every attribute tells two values apart") {
-  TirValue ptr{}, one{};
-  ptr.op = TirOp::Read;
-  one.op = TirOp::Constant;
-  one.int_bits = 1;
+  Operands o;
+  TirValue &ptr = o.ptr, &one = o.one;
   const char source[] = "a";
   const TirValue a = signal_of(&ptr, &one, source);
   auto differs = [&](auto change) {
