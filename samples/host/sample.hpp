@@ -181,21 +181,20 @@ inline Options parse(int argc, char** argv, const char* what, const Spec& spec =
 inline void gpu_check(hipError_t e, const char* what) {
   if (e != hipSuccess) throw iris::Error(std::string("sample: ") + what + ": " + hipGetErrorString(e));
 }
-template <class T>
-void to_device(T* dst, const T* src, std::size_t count) {
-  if (count == 0) return;
+// Copies `bytes` on the rank's stream once it is idle, and waits for the copy.
+inline void copy_on_stream(void* dst, const void* src, std::size_t bytes, hipMemcpyKind kind, const char* what) {
+  if (bytes == 0) return;
   gpu_check(hipStreamSynchronize(hipStreamPerThread), "hipStreamSynchronize");
-  gpu_check(hipMemcpyAsync(dst, src, count * sizeof(T), hipMemcpyHostToDevice, hipStreamPerThread),
-            "hipMemcpyAsync to the heap");
+  gpu_check(hipMemcpyAsync(dst, src, bytes, kind, hipStreamPerThread), what);
   gpu_check(hipStreamSynchronize(hipStreamPerThread), "hipStreamSynchronize");
 }
 template <class T>
+void to_device(T* dst, const T* src, std::size_t count) {
+  copy_on_stream(dst, src, count * sizeof(T), hipMemcpyHostToDevice, "hipMemcpyAsync to the heap");
+}
+template <class T>
 void from_device(T* dst, const T* src, std::size_t count) {
-  if (count == 0) return;
-  gpu_check(hipStreamSynchronize(hipStreamPerThread), "hipStreamSynchronize");
-  gpu_check(hipMemcpyAsync(dst, src, count * sizeof(T), hipMemcpyDeviceToHost, hipStreamPerThread),
-            "hipMemcpyAsync from the heap");
-  gpu_check(hipStreamSynchronize(hipStreamPerThread), "hipStreamSynchronize");
+  copy_on_stream(dst, src, count * sizeof(T), hipMemcpyDeviceToHost, "hipMemcpyAsync from the heap");
 }
 #else
 template <class T>
