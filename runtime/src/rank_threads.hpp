@@ -3,11 +3,13 @@
 // one thread per rank running the body.
 #pragma once
 
+#include <pthread.h>
+
 #include <cstddef>
+#include <cstring>
 #include <exception>
 #include <functional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "iris/host.hpp"
@@ -23,19 +25,45 @@ inline void check_run_threads(int ranks, std::size_t heap_bytes, const std::func
   if (!body) throw Error("iris: run_threads: empty body");
 }
 
-// Runs world.run_rank(r, body) on a thread of its own for every rank and joins
-// them. A thread that cannot be started aborts the world, which releases the
-// ranks already started.
+// The stack of a rank's thread. A program instance on the CPU keeps its
+// tiles on the stack, and at the GPU's tile sizes (a 128×256 f32 accumulator
+// is 128 KiB, its tiles of pointers 256 KiB, more in checked builds) a fused
+// kernel's frame passes the 8 MiB that a thread gets by default. Pages are
+// only reserved until they are touched.
+inline constexpr std::size_t kRankStackBytes = std::size_t{256} << 20;
+
+// Runs world.run_rank(r, body) on a thread of its own (kRankStackBytes of
+// stack) for every rank and joins them. A thread that cannot be started aborts
+// the world, which releases the ranks already started.
 template <class World>
 void run_rank_threads(World& world, int ranks, const std::function<void(Rank&)>& body) {
-  std::vector<std::thread> threads;
-  threads.reserve(static_cast<std::size_t>(ranks));
-  try {
-    for (int r = 0; r < ranks; ++r) threads.emplace_back([&world, &body, r] { world.run_rank(r, body); });
-  } catch (...) {
-    world.abort(std::current_exception());
+  struct RankThread {
+    World* world;
+    const std::function<void(Rank&)>* body;
+    int rank;
+    pthread_t handle;
+  };
+  std::vector<RankThread> threads(static_cast<std::size_t>(ranks));
+  pthread_attr_t attributes;
+  pthread_attr_init(&attributes);
+  pthread_attr_setstacksize(&attributes, kRankStackBytes);
+  int started = 0;
+  for (; started < ranks; ++started) {
+    RankThread& thread = threads[static_cast<std::size_t>(started)];
+    thread = {&world, &body, started, {}};
+    const auto start = [](void* argument) -> void* {
+      auto* self = static_cast<RankThread*>(argument);
+      self->world->run_rank(self->rank, *self->body);
+      return nullptr;
+    };
+    if (const int error = pthread_create(&thread.handle, &attributes, start, &thread); error != 0) {
+      world.abort(std::make_exception_ptr(Error("iris: run_threads: cannot start the thread of rank " +
+                                                std::to_string(started) + ": " + std::strerror(error))));
+      break;
+    }
   }
-  for (auto& t : threads) t.join();
+  pthread_attr_destroy(&attributes);
+  for (int r = 0; r < started; ++r) pthread_join(threads[static_cast<std::size_t>(r)].handle, nullptr);
 }
 
 }  // namespace iris::detail

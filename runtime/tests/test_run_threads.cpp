@@ -1,5 +1,6 @@
 // Tests of run_threads, Rank, DeviceContext, translate and launch.
 #include <doctest/doctest.h>
+#include <pthread.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -40,6 +41,20 @@ TEST_CASE("run_threads: every rank runs once, with consistent world facts") {
     std::sort(sorted.begin(), sorted.end());
     for (int i = 1; i < n; ++i) CHECK(sorted[i] - sorted[i - 1] >= kHeap);
   }
+}
+
+// A program instance on the CPU keeps its tiles on the stack: a fused kernel
+// at 128×256 tiles in a checked build needs more than the 8 MiB a thread
+// gets by default (it crashed there).
+TEST_CASE("run_threads: each rank's thread has a stack for GPU-sized tiles") {
+  std::vector<std::size_t> stack_bytes(2, 0);
+  iris::run_threads(2, kHeap, [&](iris::Rank& r) {
+    pthread_attr_t attributes;
+    REQUIRE(pthread_getattr_np(pthread_self(), &attributes) == 0);
+    pthread_attr_getstacksize(&attributes, &stack_bytes[static_cast<std::size_t>(r.rank())]);
+    pthread_attr_destroy(&attributes);
+  });
+  for (std::size_t bytes : stack_bytes) CHECK(bytes >= (std::size_t{64} << 20));
 }
 
 TEST_CASE("translate: writes through translated pointers arrive at the owner") {
