@@ -5,7 +5,9 @@
 // the accumulator never moves between threads inside a K loop:
 //   - A dot's result is in the Dot layout of its operands' element type.
 //   - A variable that a dot accumulates into (`acc = dot(a, b, acc)`) is in
-//     that layout, and so is every value assigned to it (`zeros(...)`).
+//     that layout, and so is every value assigned to it (`zeros(...)`). So
+//     is a `var` whose first value is in the Dot layout (`var total =
+//     partial;` after a K loop), and every value assigned to it.
 //   - An elementwise operation with an operand in the Dot layout computes in
 //     it, and its other operands are laid out again: trees of creations,
 //     broadcasts, elementwise operations and loads simply compute each element
@@ -176,7 +178,10 @@ class LayoutAssigner {
 
   // A statement's value into its variable's (or function's result's)
   // layout; a `let` of a value whose C++ type it keeps takes the value's
-  // layout, unless a dot accumulates into it.
+  // layout, unless a dot accumulates into it, and a `var` whose first value
+  // is in the Dot layout takes that layout (a sum that starts from a dot's
+  // result, as the fused all-reduce's does, stays in the fragments: a 128×256
+  // f32 tile does not fit through shared memory).
   void statement(TirStmt& s, TirType& result) {
     if (s.kind == TirStmtKind::Return && s.value && s.value->type.is_tile()) {
       if (!returned_ && s.value->type.layout == TirLayout::Dot && result.dims.size() == 2)
@@ -191,6 +196,8 @@ class LayoutAssigner {
       if (recomputable_here(*s.value)) let_values_[s.var] = s.value;
       return;
     }
+    if (s.kind == TirStmtKind::Var && s.value->type.layout == TirLayout::Dot)
+      s.var->type = s.var->type.laid_out_like(s.value->type);
     if (s.kind == TirStmtKind::Let || s.kind == TirStmtKind::Var || s.kind == TirStmtKind::Assign)
       s.value = in_layout(s.value, s.var->type);
   }
