@@ -51,8 +51,9 @@
 // partial products (all_reduce, reduce_scatter) adds f32 additions: a product
 // passes at most ceil(K / W) - 1 additions in its rank's accumulator, and then at
 // most W - 1 more when the W partials (kept in f32) are summed, in rank order
-// from zero or by atomics onto zero, whose first addition is exact: n = ceil(K /
-// W) + W. The atomic output stays f32 and is not rounded to bf16: |c - ref| <= E
+// starting from rank 0's partial (all_reduce), from the owner's partial
+// (reduce_scatter) or by atomics onto zero, whose first addition is exact:
+// n = ceil(K / W) + W. The atomic output stays f32 and is not rounded to bf16: |c - ref| <= E
 // + 2^-126. Summing the partials in rank order (all_reduce) gives every rank the
 // same bits.
 //
