@@ -995,6 +995,39 @@ TEST_CASE("tile 2-D: shared tiles lie in wgmma's swizzled panels") {
   check_wgmma_swizzle<int8_t, 16, 8>();            // one chunk per row: no swizzle
 }
 
+// copy_async places a thread's runs from its first run's offset plus
+// run_stride_in_tile per run. Checked here, for a GPU's 256 threads copying
+// 16-byte runs, against SharedTile::offset of every run of every thread:
+// thread t's run i starts at element (i * 256 + t) * vec of the tile's flat
+// row-major order (CopyLayout::index). The GEMM's operand tiles must get a
+// stride (else every run's offset is computed again in the K loop).
+template <class T, int R, int C>
+void check_run_stride(bool expect_stride) {
+  CAPTURE(R);
+  CAPTURE(C);
+  constexpr int threads = 256, vec = 16 / static_cast<int>(sizeof(T));
+  constexpr int stride = iris::detail::run_stride_in_tile<T, R, C>(threads, vec);
+  CHECK((stride != 0) == expect_stride);
+  if (stride == 0) return;
+  using Tile = iris::SharedTile<T, R, C>;
+  const auto offset_of = [](int flat) { return Tile::offset(flat / C, flat % C); };
+  for (int t = 0; t < threads; ++t)
+    for (int i = 0; (i * threads + t) * vec < R * C; ++i) {
+      CAPTURE(t);
+      CAPTURE(i);
+      REQUIRE(offset_of((i * threads + t) * vec) == offset_of(t * vec) + i * stride);
+    }
+}
+
+TEST_CASE("tile 2-D: copy_async's runs of one thread lie a fixed stride apart in the swizzled tile") {
+  check_run_stride<iris::bfloat16, 128, 64>(true);   // A at 128x256x64: 4 runs a thread
+  check_run_stride<iris::bfloat16, 64, 256>(true);   // B at 128x256x64: 8 runs, 4 panels
+  check_run_stride<iris::bfloat16, 128, 32>(true);   // 64-byte rows
+  check_run_stride<iris::half, 32, 128>(true);       // B at 64x128x32
+  check_run_stride<float, 64, 64>(true);             // panels of 32
+  check_run_stride<iris::bfloat16, 8, 1024>(false);  // 2048 elements a step: two rows, not a whole period
+}
+
 TEST_CASE("tile 2-D: dot from shared-memory stages filled by copy_async, over a pipelined loop of K blocks") {
   check_staged_dot_of_type<iris::bfloat16>();
   check_staged_dot_of_type<iris::half>();
