@@ -136,6 +136,35 @@ class ThreadRendezvous {
     return {true, offset_, error_};
   }
 
+  // A whole host collective call of rank r: its number (calls_made, the rank's
+  // count of its calls, advanced here and taken back if the call is
+  // withdrawn), meet(), and the result (the offset, or an Error thrown). What
+  // the world adds to meet()'s hooks:
+  //   throw_aborted()  throws the error of a rank that another's failure stopped;
+  //   fail(message)    aborts the world with Error(message) and throws it;
+  //   entered(seq)     before meeting; left() after, however the call ends;
+  //   completed(seq)   once the call has met.
+  template <class Hooks>
+  std::uint64_t collective(int r, std::uint64_t& calls_made, const CollectiveCall& call, HeapAllocator& allocator,
+                           Hooks& hooks) {
+    if (hooks.aborted()) hooks.throw_aborted();
+    const std::uint64_t seq = ++calls_made;
+    hooks.entered(seq);
+    struct Left {
+      Hooks& hooks;
+      ~Left() { hooks.left(); }
+    } left{hooks};
+    const Result result = meet(r, seq, call, allocator, hooks);
+    if (!result.met) {
+      --calls_made;
+      if (hooks.aborted()) hooks.throw_aborted();
+      hooks.fail(unmet(r, seq, call, hooks));
+    }
+    hooks.completed(seq);
+    if (!result.error.empty()) throw Error(result.error);
+    return result.offset;
+  }
+
   // The error of rank r's call #seq after meet() withdrew it: the call, and
   // the ranks that returned and so will never make it.
   template <class Hooks>

@@ -1,6 +1,6 @@
-// Iris runtime: run_threads's part that is the same on every backend (the CPU
-// world and the GPU world's threads mode): its checks of the arguments, and
-// one thread per rank running the body.
+// Iris runtime: run_threads, the same on every backend whose ranks are threads
+// (the CPU world and the GPU world's threads mode): its checks of the
+// arguments, one thread per rank running the body, and the world's end.
 #pragma once
 
 #include <pthread.h>
@@ -64,6 +64,18 @@ void run_rank_threads(World& world, int ranks, const std::function<void(Rank&)>&
   }
   pthread_attr_destroy(&attributes);
   for (int r = 0; r < started; ++r) pthread_join(threads[static_cast<std::size_t>(r)].handle, nullptr);
+}
+
+// run_threads over a World(ranks, heap_bytes) that runs rank r's body in
+// run_rank(r, body), records the first failure in first_error and aborts in
+// abort(e), and waits in finish() for what its ranks left running.
+template <class World>
+void run_threads_in(int ranks, std::size_t heap_bytes, const std::function<void(Rank&)>& body) {
+  check_run_threads(ranks, heap_bytes, body);
+  World world(ranks, heap_bytes);
+  run_rank_threads(world, ranks, body);
+  world.finish();
+  if (world.first_error) std::rethrow_exception(world.first_error);
 }
 
 }  // namespace iris::detail

@@ -3,7 +3,7 @@
 
 #include <utility>
 
-#include "rank_accessors.hpp"
+#include "rank_methods.hpp"
 #include "rank_threads.hpp"
 
 namespace iris {
@@ -94,19 +94,14 @@ std::string World::describe_activity(int r) const {
 
 std::uint64_t World::collective(int r, const CollectiveCall& call) {
   PerRank& me = ranks[r];
-  if (is_aborted()) throw_aborted(r);
-  const std::uint64_t seq = ++me.collectives;  // 1-based number of this call
-  me.activity.store(pack(Activity::host_collective, seq), std::memory_order_release);
-  struct BackToRunning {
-    PerRank& me;
-    ~BackToRunning() { me.activity.store(pack(Activity::running, 0), std::memory_order_release); }
-  } back_to_running{me};
-
   // A rank that returned from its body will never arrive (nobody else can be
-  // waited for here: the call needs everybody). The race detector sees every
-  // rank meet: everything before is ordered before everything after.
+  // waited for here: the call needs everybody). While in the call the rank
+  // says so (hang detection), and the race detector sees every rank meet:
+  // everything before is ordered before everything after.
   struct Hooks {
     World& world;
+    int r;
+    PerRank& me;
     bool aborted() const { return world.is_aborted(); }
     bool returned(int o) const {
       return kind_of(world.ranks[o].activity.load(std::memory_order_acquire)) == Activity::finished;
@@ -114,52 +109,21 @@ std::uint64_t World::collective(int r, const CollectiveCall& call) {
     std::string describe(int o) const { return world.describe_activity(o); }
     void arrived(int rank, std::uint64_t n) { world.races.collective_arrive(rank, n); }
     void last(std::uint64_t n) { world.races.collective_reset_next(n); }
-  } hooks{*this};
-  const ThreadRendezvous::Result result = rendezvous.meet(r, seq, call, allocator, hooks);
-  if (!result.met) {
-    --me.collectives;
-    if (is_aborted()) throw_aborted(r);
-    fail(rendezvous.unmet(r, seq, call, hooks));
-  }
-  races.collective_leave(r, seq);
-  if (!result.error.empty()) throw Error(result.error);
-  return result.offset;
+    void throw_aborted() const { world.throw_aborted(r); }
+    void fail(const std::string& message) { world.fail(message); }
+    void entered(std::uint64_t n) { me.activity.store(pack(Activity::host_collective, n), std::memory_order_release); }
+    void left() { me.activity.store(pack(Activity::running, 0), std::memory_order_release); }
+    void completed(std::uint64_t n) { world.races.collective_leave(r, n); }
+  } hooks{*this, r, me};
+  return rendezvous.collective(r, me.collectives, call, allocator, hooks);
 }
 
 }  // namespace detail
 
-// ------------------------------------------------------------------ Rank
-
-
-void* Rank::allocate(std::size_t bytes, std::size_t alignment) {
-  return world_->bases[rank_] + world_->collective(rank_, detail::CollectiveCall::allocate(bytes, alignment));
-}
-
-void Rank::free(void* p) {
-  world_->collective(rank_, detail::CollectiveCall::free(p, world_->bases[rank_], world_->heap_size));
-}
-
-void Rank::barrier() { world_->collective(rank_, detail::CollectiveCall::barrier()); }
-
-void Rank::agree(const std::string& call) { world_->collective(rank_, detail::CollectiveCall::agree(call)); }
-
-std::uint64_t Rank::from_rank0(std::uint64_t value) {
-  return world_->collective(rank_, detail::CollectiveCall::from_rank0(value));
-}
-
-int Rank::multiprocessor_count() const { return 1; }
-
-std::uintptr_t Rank::heap_offset(const void* p, int to_rank) const {
-  return detail::checked_heap_offset(p, to_rank, rank_, world_->size, world_->bases[rank_], world_->heap_size);
-}
-
 // ------------------------------------------------------------------ run_threads
 
 void run_threads(int ranks, std::size_t heap_bytes, const std::function<void(Rank&)>& body) {
-  detail::check_run_threads(ranks, heap_bytes, body);
-  detail::World world(ranks, heap_bytes);
-  detail::run_rank_threads(world, ranks, body);
-  if (world.first_error) std::rethrow_exception(world.first_error);
+  detail::run_threads_in<detail::World>(ranks, heap_bytes, body);
 }
 
 }  // namespace iris

@@ -61,6 +61,14 @@ struct World {
   void run_rank(int r, const std::function<void(Rank&)>& body);
   // One host collective call of rank r; returns the offset (allocate) or throws.
   std::uint64_t collective(int r, const CollectiveCall& call);
+  // What Rank's methods (rank_methods.hpp) ask of every backend's world: the
+  // heap and the host barrier need nothing more on the CPU, whose device work
+  // runs on the rank's thread and whose kernels read the allocator's table.
+  void heap_changed(int) {}
+  void before_barrier(int) {}
+  int multiprocessor_count(int) const { return 1; }
+  // After the rank threads have joined (run_rank_threads): nothing is left running.
+  void finish() {}
 
   // Records e as the run's error (if it is the first), raises the abort flag, wakes sleepers.
   void abort(std::exception_ptr e);

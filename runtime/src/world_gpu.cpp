@@ -12,7 +12,7 @@
 #include <thread>
 #include <utility>
 
-#include "rank_accessors.hpp"
+#include "rank_methods.hpp"
 #include "rank_threads.hpp"
 
 namespace iris {
@@ -228,6 +228,13 @@ void track_launch(hipStream_t stream) {
 
 std::size_t tracked_launches() { return tracked.pending.size(); }
 
+int World::multiprocessor_count(int r) const {
+  const int device = local(r).device;
+  int count = 0;
+  IRIS_HIP(r, device, hipDeviceGetAttribute(&count, hipDeviceAttributeMultiprocessorCount, device));
+  return count;
+}
+
 void World::sync_device(int r) {
   // First poll the rank's own work rather than block, so that a rank whose kernels
   // wait for a failed rank can still be released by the abort flag.
@@ -391,11 +398,10 @@ void ThreadsWorld::finish() {
 
 std::uint64_t ThreadsWorld::collective(int r, const CollectiveCall& call) {
   PerRank& me = ranks_[static_cast<std::size_t>(r)];
-  if (is_aborted()) throw_aborted(r);
-  const std::uint64_t seq = ++me.collectives;
   // A rank that returned from its body will never arrive.
   struct Hooks {
     ThreadsWorld& world;
+    int r;
     bool aborted() const { return world.is_aborted(); }
     bool returned(int o) const {
       return world.ranks_[static_cast<std::size_t>(o)].finished.load(std::memory_order_acquire);
@@ -403,68 +409,26 @@ std::uint64_t ThreadsWorld::collective(int r, const CollectiveCall& call) {
     std::string describe(int o) const { return "rank " + std::to_string(o) + " has returned from its body"; }
     void arrived(int, std::uint64_t) {}
     void last(std::uint64_t) {}
-  } hooks{*this};
-  const ThreadRendezvous::Result result = rendezvous_.meet(r, seq, call, allocator_, hooks);
-  if (!result.met) {
-    --me.collectives;
-    if (is_aborted()) throw_aborted(r);
-    Error error(rendezvous_.unmet(r, seq, call, hooks));
-    abort(std::make_exception_ptr(error));
-    throw error;
-  }
-  if (!result.error.empty()) throw Error(result.error);
-  return result.offset;
+    void throw_aborted() const { world.throw_aborted(r); }
+    [[noreturn]] void fail(const std::string& message) {
+      Error error(message);
+      world.abort(std::make_exception_ptr(error));
+      throw error;
+    }
+    void entered(std::uint64_t) {}
+    void left() {}
+    void completed(std::uint64_t) {}
+  } hooks{*this, r};
+  return rendezvous_.collective(r, me.collectives, call, allocator_, hooks);
 }
 
 }  // namespace
 }  // namespace detail
 
-// ------------------------------------------------------------------ Rank
-
-
-void* Rank::allocate(std::size_t bytes, std::size_t alignment) {
-  const std::uint64_t offset = world_->collective(rank_, detail::CollectiveCall::allocate(bytes, alignment));
-  world_->publish_allocations(rank_);
-  return world_->bases[static_cast<std::size_t>(rank_)] + offset;
-}
-
-void Rank::free(void* p) {
-  world_->collective(rank_, detail::CollectiveCall::free(p, world_->bases[static_cast<std::size_t>(rank_)],
-                                                          world_->heap_size));
-  world_->publish_allocations(rank_);
-}
-
-void Rank::barrier() {
-  world_->sync_device(rank_);  // kernels launched before the barrier are complete after it
-  world_->collective(rank_, detail::CollectiveCall::barrier());
-}
-
-void Rank::agree(const std::string& call) { world_->collective(rank_, detail::CollectiveCall::agree(call)); }
-
-std::uint64_t Rank::from_rank0(std::uint64_t value) {
-  return world_->collective(rank_, detail::CollectiveCall::from_rank0(value));
-}
-
-int Rank::multiprocessor_count() const {
-  const int device = world_->local(rank_).device;
-  int count = 0;
-  IRIS_HIP(rank_, device, hipDeviceGetAttribute(&count, hipDeviceAttributeMultiprocessorCount, device));
-  return count;
-}
-
-std::uintptr_t Rank::heap_offset(const void* p, int to_rank) const {
-  return detail::checked_heap_offset(p, to_rank, rank_, world_->size, world_->bases[static_cast<std::size_t>(rank_)],
-                                     world_->heap_size);
-}
-
 // ------------------------------------------------------------------ run_threads
 
 void run_threads(int ranks, std::size_t heap_bytes, const std::function<void(Rank&)>& body) {
-  detail::check_run_threads(ranks, heap_bytes, body);
-  detail::ThreadsWorld world(ranks, heap_bytes);
-  detail::run_rank_threads(world, ranks, body);
-  world.finish();
-  if (world.first_error) std::rethrow_exception(world.first_error);
+  detail::run_threads_in<detail::ThreadsWorld>(ranks, heap_bytes, body);
 }
 
 }  // namespace iris

@@ -11,10 +11,12 @@
 //    and run_mpi (one process per rank; collectives are MPI_Allgather calls and every
 //    process runs its own copy of the allocator through the same sequence of calls).
 //
-// world.cpp (the CPU world) cannot be reused as is: it allocates all heaps on one
-// thread without a device, publishes a host base table to kernels, and its device
-// barrier and hang detection are host code. The collective rendezvous below follows
-// it closely, with the same messages. heap_allocator.cpp is shared unchanged.
+// What it shares with the CPU world: Rank's methods (rank_methods.hpp, over the
+// hooks below), run_threads (rank_threads.hpp), the collective call of ranks that
+// are threads (ThreadRendezvous::collective) and the allocator. Its heaps,
+// device barrier and hang detection are its own: the CPU world allocates all heaps
+// on one thread without a device, publishes a host base table to kernels, and its
+// device barrier and hang detection are host code.
 #pragma once
 
 #include <atomic>
@@ -79,6 +81,12 @@ struct World {
   // (see track_launch), polling so that an abort can release it; then the whole GPU
   // (hipDeviceSynchronize). Throws if a kernel failed. On the rank's thread only.
   void sync_device(int r);
+  // What Rank's methods (rank_methods.hpp) ask of every backend's world: after
+  // an allocate or free, kernels launched later check against the new table;
+  // kernels launched before a host barrier are complete after it.
+  void heap_changed(int r) { publish_allocations(r); }
+  void before_barrier(int r) { sync_device(r); }
+  int multiprocessor_count(int r) const;
   // Throws the Error for a failed device call of rank r, with the checked-mode
   // reports of the ranks of this process.
   [[noreturn]] void device_failed(int r, const char* call, hipError_t error);
