@@ -104,6 +104,16 @@ size_t param_of_kind(const BuiltinInfo& b, ParamKind kind) {
   return b.params.size();
 }
 
+bool is_elementwise(BuiltinId id) {
+  switch (id) {
+#define BUILTIN(Name, Spelling, Params)
+#define ELEMENTWISE(Name, Spelling, Params, Runtime) case BuiltinId::Name:
+#include "irisc/builtins.def"
+      return true;
+    default: return false;
+  }
+}
+
 bool is_atomic_rmw(BuiltinId id) {
   switch (id) {
 #define ATOMIC_RMW(Name, Spelling, Params, Op) case BuiltinId::Name:

@@ -223,9 +223,39 @@ bool Checker::bind_arguments(Expr* call, std::string_view callee,
   return ok;
 }
 
+// An ELEMENTWISE built-in (clamp): numbers, scalars or tiles whose shapes
+// broadcast; the result has their common type and shape.
+Type Checker::check_elementwise(Expr* call) {
+  const auto& a = call->call->resolved_args;
+  const std::string_view name = call->call->builtin->name;
+  const std::string what = fmt::format("'{}'", name);
+  Type common = a[0]->type;
+  std::optional<TileShape> shape = common.shape;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const Type& t = a[i]->type;
+    if (t.is_error()) return Type::error();
+    if (!t.is_arithmetic()) {
+      diags_.error(DiagKind::InvalidOperand, a[i]->range, name, t.str());
+      return Type::error();
+    }
+    if (i == 0) continue;
+    std::optional<TileShape> joined;
+    if (!broadcast(common.with_shape(shape), t, joined, what, call->range)) return Type::error();
+    const std::optional<Type> unified = unify(common, t);
+    if (!unified) {
+      diags_.error(DiagKind::IncompatibleOperands, call->range, name, common.str(), t.str());
+      return Type::error();
+    }
+    common = *unified;
+    shape = joined;
+  }
+  return common.element().with_shape(shape);
+}
+
 Type Checker::check_builtin(Expr* call) {
   const auto& a = call->call->resolved_args;
   const Type i32 = Type::scalar_of(ScalarKind::I32);
+  if (is_elementwise(call->call->builtin->id)) return check_elementwise(call);
   switch (call->call->builtin->id) {
     case BuiltinId::ProgramId:
     case BuiltinId::NumPrograms: {

@@ -113,6 +113,7 @@ class Checker {
   Type check_memory_op(Expr* call);
   bool check_mask(Expr* mask, const Type& access);
   Type check_reduction(Expr* call);
+  Type check_elementwise(Expr* call);
   Type check_reshape(Expr* call);
   Type check_dot(Expr* call);
   std::optional<int64_t> require_axis(Expr* axis, const Expr* call, const Type& tile);

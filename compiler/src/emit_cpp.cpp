@@ -439,8 +439,11 @@ class Printer {
       case TirCategory::Contract:
         return fmt::format("{}({}, {}, {}{})", info.runtime, operand(a[0]), operand(a[1]), stored(a[2]),
                            v->pipelined ? ", iris::Pipelined{}" : "");
-      case TirCategory::Select:
-        return fmt::format("{}({}, {}, {})", info.runtime, operand(a[0]), operand(a[1]), operand(a[2]));
+      case TirCategory::Elementwise: {
+        std::vector<std::string> operands;
+        for (const TirValue* x : a) operands.push_back(operand(x));
+        return fmt::format("{}({})", info.runtime, fmt::join(operands, ", "));
+      }
       default: break;
     }
     switch (v->op) {
@@ -524,7 +527,11 @@ class Printer {
       case TirOp::Max:
       case TirOp::Min:
       case TirOp::Dot:
-      case TirOp::Where: break;  // printed by their category, above
+      case TirOp::Where:
+#define BUILTIN(Name, Spelling, Params)
+#define ELEMENTWISE(Name, Spelling, Params, Runtime) case TirOp::Name:
+#include "irisc/builtins.def"
+        break;  // printed by their category, above
     }
     // Every operation has its case above, and no default: a new TIR operation
     // is a compile error here (-Wswitch, -Werror) until it has its C++.

@@ -53,7 +53,7 @@ bool is_elementwise(const TirValue& v) {
     case TirCategory::Unary:
     case TirCategory::Binary:
     case TirCategory::Convert:
-    case TirCategory::Select:
+    case TirCategory::Elementwise:
     case TirCategory::Memory:
     case TirCategory::Atomic: return true;
     default: return v.op == TirOp::Translate;

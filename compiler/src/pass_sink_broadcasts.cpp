@@ -20,7 +20,7 @@ bool sinks_through(const TirValue& v) {
     case TirCategory::Unary:
     case TirCategory::Binary:
     case TirCategory::Convert:
-    case TirCategory::Select: return true;
+    case TirCategory::Elementwise: return true;
     default: return false;
   }
 }

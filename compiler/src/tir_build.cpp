@@ -487,6 +487,20 @@ class Builder {
                        broadcast_to(operand(2, &element), v->type)};
         return narrowed(v, e->type);
       }
+#define BUILTIN(Name, Spelling, Params)
+#define ELEMENTWISE(Name, Spelling, Params, Runtime) case BuiltinId::Name:
+#include "irisc/builtins.def"
+      {  // every argument in the result's element type (literals take the context's), and shape
+        const Type* context = literal_context(e, hint);
+        const Type element = (context ? *context : e->type).element();
+        for (size_t i = 0; i < a.size(); ++i) {
+          TirValue* x = operand(i, &element);
+          if (x->type.scalar != v->type.scalar || x->type.type_param != v->type.type_param)
+            x = convert(x, x->type.with_scalar(v->type.scalar));
+          v->operands.push_back(broadcast_to(x, v->type));
+        }
+        return v;
+      }
       case BuiltinId::Load:
         v->operands = {operand(0)};
         v->operands.append({per_pointer(1), per_pointer(2, &access)});

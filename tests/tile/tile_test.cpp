@@ -13,6 +13,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -523,6 +524,26 @@ TEST_CASE("tile: integer elementwise operations, scalars broadcast on either sid
 TEST_CASE("tile: mixed integer and float operands, conversions") {
   check_float_elementwise<kSmall>();
   check_float_elementwise<kLarge>();
+}
+
+// iris::clamp (.iris's clamp) against min(max(x, lo), hi) written out here:
+// every i8 value against bounds that cross, and floats with NaN and lo > hi.
+TEST_CASE("tile: clamp is min(max(x, lo), hi)") {
+  for (int x = -128; x < 128; ++x)
+    for (int lo : {-128, -5, 0, 100})
+      for (int hi : {-128, -6, 0, 99, 127}) {
+        CAPTURE(x);
+        CAPTURE(lo);
+        CAPTURE(hi);
+        const auto got = iris::clamp(static_cast<int8_t>(x), static_cast<int8_t>(lo), static_cast<int8_t>(hi));
+        static_assert(std::is_same_v<decltype(got), const int8_t>);
+        REQUIRE(got == std::min(std::max(x, lo), hi));
+      }
+  CHECK(iris::clamp(-3.5f, -1.0f, 2.5f) == -1.0f);
+  CHECK(iris::clamp(7.0f, -1.0f, 2.5f) == 2.5f);
+  CHECK(iris::clamp(0.25f, -1.0f, 2.5f) == 0.25f);
+  CHECK(iris::clamp(0.25f, 3.0f, 2.5f) == 2.5f);  // lo > hi: hi
+  CHECK(std::isnan(iris::clamp(std::numeric_limits<float>::quiet_NaN(), -1.0f, 2.5f)));
 }
 
 TEST_CASE("tile: masked loads give `other` (or zero) where the mask is off and never read there") {

@@ -47,6 +47,8 @@ size_t param_of_kind(const BuiltinInfo& b, ParamKind kind);
 
 // A read-modify-write atomic (ATOMIC_RMW in builtins.def).
 bool is_atomic_rmw(BuiltinId id);
+// An elementwise function of numbers (ELEMENTWISE in builtins.def).
+bool is_elementwise(BuiltinId id);
 // Any atomic access: the read-modify-writes, atomic_cas, atomic_load, atomic_store.
 bool is_atomic(BuiltinId id);
 

@@ -42,7 +42,7 @@ enum class TirOp : uint8_t {
 };
 
 enum class TirCategory : uint8_t {
-  Leaf, Unary, Binary, Convert, Broadcast, Translate, Query, Shape, Select, Reduce, Contract, Memory,
+  Leaf, Unary, Binary, Convert, Broadcast, Translate, Query, Shape, Elementwise, Reduce, Contract, Memory,
   Atomic, Sync, Call,
 };
 

@@ -146,4 +146,16 @@ IRIS_HD auto where(const C& c, const A& a, const B& b) {
   return zip([](auto cc, auto x, auto y) { return cc ? x : y; }, c, a, b);
 }
 
+// min(max(x, lo), hi), as .iris's clamp: hi wins where lo > hi, and a NaN x
+// stays NaN. The compiler passes all three in the result's type.
+template <class X, class Lo, class Hi>
+IRIS_HD auto clamp(const X& x, const Lo& lo, const Hi& hi) {
+  return zip(
+      [](auto v, auto l, auto h) {
+        const auto at_least_lo = v < l ? l : v;
+        return h < at_least_lo ? h : at_least_lo;
+      },
+      x, lo, hi);
+}
+
 }  // namespace iris
