@@ -90,9 +90,11 @@ std::string type_cpp(const TirType& t) {
 // each written where it or a later argument (`more`) is.
 std::string known_cpp(const TirValue& v, bool more) {
   std::string known;
-  if (v.contiguous_rows || v.row_interval_mask || more)
-    known = v.contiguous_rows ? ", iris::ContiguousRows{}" : ", iris::AnyPointers{}";
-  if (v.row_interval_mask || more) known += v.row_interval_mask ? ", iris::RowIntervals{}" : ", iris::AnyMask{}";
+  const auto& access = v.attrs<AccessAttrs>();
+  if (access.contiguous_rows || access.row_interval_mask || more)
+    known = access.contiguous_rows ? ", iris::ContiguousRows{}" : ", iris::AnyPointers{}";
+  if (access.row_interval_mask || more)
+    known += access.row_interval_mask ? ", iris::RowIntervals{}" : ", iris::AnyMask{}";
   return known;
 }
 
@@ -226,8 +228,8 @@ class Printer {
     }
     std::unordered_set<std::string> called;
     for_each_value(const_cast<TirFunction&>(f), [&](const TirValue* v) {
-      if (v->op != TirOp::CallDevice || !needs_shared(*v->callee)) return;
-      std::string callee = callee_reference(v, shared_bytes_name(*v->callee));
+      if (v->op != TirOp::CallDevice || !needs_shared(*v->attrs<CallAttrs>().callee)) return;
+      std::string callee = callee_reference(v, shared_bytes_name(*v->attrs<CallAttrs>().callee));
       if (called.insert(callee).second) loops.push_back(std::move(callee));
     });
     if (loops.size() < 2) return loops.empty() ? "" : loops[0];
@@ -241,9 +243,10 @@ class Printer {
   // is a module's function called from outside it (that namespace is the
   // caller's or a sibling of it).
   std::string callee_reference(const TirValue* v, const std::string& name) const {
-    const TirImportedModule* callee_module = v->callee->module;
+    const auto& call = v->attrs<CallAttrs>();
+    const TirImportedModule* callee_module = call.callee->module;
     std::vector<std::string> template_args;
-    for (const TirTemplateArg& arg : v->template_args)
+    for (const TirTemplateArg& arg : call.template_args)
       template_args.push_back(arg.value.empty() ? element_cpp(arg.type) : std::string(arg.value));
     return fmt::format("{}{}{}", callee_module && callee_module != module_ ? callee_module->namespace_name + "::" : "",
                        name, template_args.empty() ? "" : fmt::format("<{}>", fmt::join(template_args, ", ")));
@@ -255,7 +258,7 @@ class Printer {
     bool needs = !f.stage_rings.empty();
     needs_shared_[&f] = needs;  // (a call cycle ends here)
     for_each_value(const_cast<TirFunction&>(f), [&](const TirValue* v) {
-      if (v->op == TirOp::CallDevice && needs_shared(*v->callee)) needs = true;
+      if (v->op == TirOp::CallDevice && needs_shared(*v->attrs<CallAttrs>().callee)) needs = true;
     });
     return needs_shared_[&f] = needs;
   }
@@ -414,7 +417,7 @@ class Printer {
 
   // A literal in its type, which C++ would not infer from the digits (int64_t(1), float(2)).
   static std::string constant(const TirValue* v) {
-    if (v->literal == TirValue::Literal::Bool) return literal_text(*v);
+    if (v->attrs<ConstantAttrs>().literal == ConstantAttrs::Literal::Bool) return literal_text(*v);
     return fmt::format("{}({})", element_cpp(v->type), literal_text(*v));
   }
 
@@ -425,7 +428,7 @@ class Printer {
     return fmt::format("iris::Checked{{iris_program, \"{}\", {}}}", file_, sources_.getLineAndColumn(v->loc).first);
   }
 
-  std::string order(const TirValue* v) { return fmt::format("iris::Sem::{}, iris::Scope::{}", v->sem, v->scope); }
+  static std::string order(const MemorySemantics& o) { return fmt::format("iris::Sem::{}, iris::Scope::{}", o.sem, o.scope); }
 
   std::string expr(const TirValue* v) {
     const TirOpInfo& info = tir_op_info(v->op);
@@ -434,11 +437,11 @@ class Printer {
       case TirCategory::Unary: return fmt::format("{}({})", info.runtime, operand(a[0]));
       case TirCategory::Binary: return fmt::format("{}({}, {})", info.runtime, operand(a[0]), operand(a[1]));
       case TirCategory::Reduce:
-        if (v->axis >= 0) return fmt::format("{}<{}>({})", info.runtime, v->axis, operand(a[0]));
+        if (int axis = v->attrs<AxisAttrs>().axis; axis >= 0) return fmt::format("{}<{}>({})", info.runtime, axis, operand(a[0]));
         return fmt::format("{}({})", info.runtime, operand(a[0]));
       case TirCategory::Contract:
         return fmt::format("{}({}, {}, {}{})", info.runtime, operand(a[0]), operand(a[1]), stored(a[2]),
-                           v->pipelined ? ", iris::Pipelined{}" : "");
+                           v->attrs<DotAttrs>().pipelined ? ", iris::Pipelined{}" : "");
       case TirCategory::Elementwise: {
         std::vector<std::string> operands;
         for (const TirValue* x : a) operands.push_back(operand(x));
@@ -448,8 +451,8 @@ class Printer {
     }
     switch (v->op) {
       case TirOp::Constant: return constant(v);
-      case TirOp::NamedConstant: return std::string(v->text);
-      case TirOp::Read: return v->var->cpp_name;
+      case TirOp::NamedConstant: return std::string(v->attrs<TextAttrs>().text);
+      case TirOp::Read: return v->var()->cpp_name;
       case TirOp::Convert: return fmt::format("{}<{}>({})", info.runtime, element_cpp(v->type), expr(a[0]));
       case TirOp::Broadcast: return stored(v);
       case TirOp::Translate:
@@ -467,7 +470,7 @@ class Printer {
         if (layout.empty()) layout = fmt::format("iris::Blocked<{}>", dims_cpp(v->type));
         return fmt::format("{}<{}>({})", info.runtime, layout, expr(a[0]));
       }
-      case TirOp::AddAxis: return fmt::format("{}<{}>({})", info.runtime, v->axis, expr(a[0]));
+      case TirOp::AddAxis: return fmt::format("{}<{}>({})", info.runtime, v->attrs<AxisAttrs>().axis, expr(a[0]));
       case TirOp::Trans: return fmt::format("{}({})", info.runtime, expr(a[0]));
       case TirOp::Arange: return fmt::format("{}<{}>()", info.runtime, shape_args(v->type, false));
       case TirOp::Zeros: return fmt::format("{}<{}>()", info.runtime, shape_args(v->type, true));
@@ -497,25 +500,34 @@ class Printer {
         return fmt::format("{}({}, {}, {}, {}{})", info.runtime, expr(a[0]), operand(a[1]),
                            optional(a[2], "iris::NoMask{}"), site(v), known_cpp(*v, false));
       }
-      case TirOp::AtomicRmw:
-        return fmt::format("{}<iris::AtomicOp::{}, {}>({}, {}, {}, {})", info.runtime, v->atomic_op, order(v),
+      case TirOp::AtomicRmw: {
+        const auto& rmw = v->attrs<RmwAttrs>();
+        return fmt::format("{}<iris::AtomicOp::{}, {}>({}, {}, {}, {})", info.runtime, rmw.atomic_op, order(rmw.order),
                            expr(a[0]), operand(a[1]), optional(a[2], "iris::NoMask{}"), site(v));
+      }
       case TirOp::AtomicCas:
-        return fmt::format("{}<{}>({}, {}, {}, {})", info.runtime, order(v), expr(a[0]), operand(a[1]),
+        return fmt::format("{}<{}>({}, {}, {}, {})", info.runtime, order(v->attrs<OrderAttrs>().order), expr(a[0]),
+                           operand(a[1]),
                            operand(a[2]), site(v));
-      case TirOp::AtomicLoad: return fmt::format("{}<{}>({}, {})", info.runtime, order(v), expr(a[0]), site(v));
+      case TirOp::AtomicLoad:
+        return fmt::format("{}<{}>({}, {})", info.runtime, order(v->attrs<OrderAttrs>().order), expr(a[0]), site(v));
       case TirOp::AtomicStore:
-        return fmt::format("{}<{}>({}, {}, {})", info.runtime, order(v), expr(a[0]), operand(a[1]), site(v));
-      case TirOp::WaitUntil:
-        return fmt::format("{}<{}>({}, iris::Cmp::{}, {}, {})", info.runtime, order(v), expr(a[0]), v->cmp,
+        return fmt::format("{}<{}>({}, {}, {})", info.runtime, order(v->attrs<OrderAttrs>().order), expr(a[0]),
                            operand(a[1]), site(v));
-      case TirOp::Signal:
-        return fmt::format("{}<{}, {}>({}, {}, {})", info.runtime, v->signal_add ? "true" : "false", order(v),
+      case TirOp::WaitUntil: {
+        const auto& wait = v->attrs<WaitAttrs>();
+        return fmt::format("{}<{}>({}, iris::Cmp::{}, {}, {})", info.runtime, order(wait.order), expr(a[0]), wait.cmp,
+                           operand(a[1]), site(v));
+      }
+      case TirOp::Signal: {
+        const auto& signal = v->attrs<SignalAttrs>();
+        return fmt::format("{}<{}, {}>({}, {}, {})", info.runtime, signal.add ? "true" : "false", order(signal.order),
                            expr(a[0]), operand(a[1]), site(v));
+      }
       case TirOp::Fence:  // checked builds tell the race detector what it orders
-        return fmt::format("{}<{}>({})", info.runtime, order(v), v->checked ? site(v) : "");
+        return fmt::format("{}<{}>({})", info.runtime, order(v->attrs<OrderAttrs>().order), v->checked ? site(v) : "");
       case TirOp::CallDevice: {
-        std::string s = callee_reference(v, v->callee->cpp_name) + "(iris_program";
+        std::string s = callee_reference(v, v->attrs<CallAttrs>().callee->cpp_name) + "(iris_program";
         for (const TirValue* arg : a) s += ", " + stored(arg);
         return s + ")";
       }
@@ -543,8 +555,9 @@ class Printer {
   std::string imported_call(const TirValue* v) {
     std::vector<std::string> args;
     for (const TirValue* arg : v->operands) args.push_back(operand(arg));
-    if (!v->type.is_tile()) return fmt::format("::{}({})", v->text, fmt::join(args, ", "));
-    return fmt::format("iris::zip([](auto... iris_x) {{ return ::{}(iris_x...); }}, {})", v->text,
+    const std::string_view function = v->attrs<TextAttrs>().text;
+    if (!v->type.is_tile()) return fmt::format("::{}({})", function, fmt::join(args, ", "));
+    return fmt::format("iris::zip([](auto... iris_x) {{ return ::{}(iris_x...); }}, {})", function,
                        fmt::join(args, ", "));
   }
 

@@ -5,8 +5,12 @@
 #include "irisc/lower.h"
 
 #include "irisc/passes.h"
+#include "irisc/tir_walk.h"
 
 #include <array>
+#include <stdexcept>
+
+#include <fmt/format.h>
 
 namespace irisc {
 namespace {
@@ -40,6 +44,17 @@ constexpr std::array<std::string_view, kPasses.size() + 1> names_of_passes() {
   return names;
 }
 
+// Every value's operands against tir_ops.def (operand_error), after `stage`:
+// a builder or pass that forgets an operand stops here, naming itself, not in
+// the C++ compiler or at run time.
+void verify_operands(TirModule& tir, std::string_view stage) {
+  for (TirFunction* function : tir.functions)
+    for_each_value(*function, [&](const TirValue* v) {
+      if (std::string error = operand_error(*v); !error.empty())
+        throw std::logic_error(fmt::format("TIR after {}: {}", stage, error));
+    });
+}
+
 }  // namespace
 
 std::span<const std::string_view> pass_names() {
@@ -49,9 +64,13 @@ std::span<const std::string_view> pass_names() {
 
 TirModule lower(const Module& module, const LowerOptions& options) {
   TirModule tir = build_tir(module, options.source_name);
+  verify_operands(tir, "build");
   if (options.stop_after == "build") return tir;
   for (const Pass& pass : kPasses) {
-    if (pass.applies(options)) pass.run(tir);
+    if (pass.applies(options)) {
+      pass.run(tir);
+      verify_operands(tir, pass.name);
+    }
     if (options.stop_after == pass.name) break;
   }
   return tir;

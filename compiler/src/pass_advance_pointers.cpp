@@ -96,7 +96,7 @@ class Advancer {
     const auto& o = v->operands;
     switch (v->op) {
       case TirOp::Read:
-        if (v->var == loop_->var) return Derivative{one()};
+        if (v->var() == loop_->var) return Derivative{one()};
         return std::nullopt;  // something else the loop assigns
       case TirOp::Broadcast:
       case TirOp::BroadcastTo:
@@ -142,7 +142,7 @@ class Advancer {
   }
 
   bool reads_changed(const TirValue* v) const {
-    if (v->op == TirOp::Read && changed_.count(v->var)) return true;
+    if (v->op == TirOp::Read && changed_.count(v->var())) return true;
     for (const TirValue* o : v->operands)
       if (o && reads_changed(o)) return true;
     return false;
@@ -151,7 +151,7 @@ class Advancer {
   // The pointers' name: after the ring the copy fills (`x_stages`: `x_pointers`).
   static std::string pointer_name(const TirValue& copy) {
     const TirValue* stage = copy.operands[3];
-    std::string_view ring = stage->op == TirOp::StageAt ? stage->operands[0]->var->name : "copy";
+    std::string_view ring = stage->op == TirOp::StageAt ? stage->operands[0]->var()->name : "copy";
     if (ring.ends_with("_stages")) ring.remove_suffix(std::string_view("_stages").size());
     return std::string(ring) + "_pointers";
   }
@@ -159,7 +159,7 @@ class Advancer {
   // v's tree at the loop's first iteration.
   TirValue* at_low(const TirValue* v) {
     return clone_tree(m_, v, [&](const TirValue& node) -> TirValue* {
-      return node.op == TirOp::Read && node.var == loop_->var ? clone_tree(m_, loop_->low) : nullptr;
+      return node.op == TirOp::Read && node.var() == loop_->var ? clone_tree(m_, loop_->low) : nullptr;
     });
   }
 
@@ -179,12 +179,14 @@ class Advancer {
 
   TirValue* one() {
     TirValue* c = m_.make_value(TirOp::Constant, loop_->var->type, loop_->loc);
-    c->int_bits = 1;
+    c->attrs<ConstantAttrs>().int_bits = 1;
     return c;
   }
 
   static bool is_one(const TirValue* v) {
-    return v->op == TirOp::Constant && v->literal != TirValue::Literal::Float && v->int_bits == 1;
+    if (v->op != TirOp::Constant) return false;
+    const auto& c = v->attrs<ConstantAttrs>();
+    return c.literal != ConstantAttrs::Literal::Float && c.int_bits == 1;
   }
 
   TirModule& m_;

@@ -48,32 +48,12 @@
 namespace irisc {
 namespace {
 
-bool is_elementwise(const TirValue& v) {
-  switch (tir_op_info(v.op).category) {
-    case TirCategory::Unary:
-    case TirCategory::Binary:
-    case TirCategory::Convert:
-    case TirCategory::Elementwise:
-    case TirCategory::Memory:
-    case TirCategory::Atomic: return true;
-    default: return v.op == TirOp::Translate;
-  }
-}
+bool has(const TirValue& v, uint16_t trait) { return tir_op_info(v.op).has(trait); }
 
 // Operations whose operands must be in the blocked layout.
 bool needs_blocked_operands(const TirValue& v) {
-  switch (v.op) {
-    case TirOp::Trans:
-    case TirOp::Reshape:
-    case TirOp::AddAxis:
-    case TirOp::BroadcastTo:
-    case TirOp::CallDevice:
-    case TirOp::CallImported: return true;
-    case TirOp::Sum:
-    case TirOp::Max:
-    case TirOp::Min: return v.axis >= 0;
-    default: return false;
-  }
+  return has(v, tir_trait::BlockedOperands) ||
+         (has(v, tir_trait::BlockedOperandsAlongAxis) && v.attrs<AxisAttrs>().axis >= 0);
 }
 
 class LayoutAssigner {
@@ -109,7 +89,7 @@ class LayoutAssigner {
       v->type.dot_operand = v->operands[0]->type.scalar;
       v->type.dot_operand_param = v->operands[0]->type.type_param;
       TirValue* acc = v->operands[2];
-      if (acc->op == TirOp::Read && !is_param(f, acc->var)) acc->var->type = acc->var->type.laid_out_like(v->type);
+      if (acc->op == TirOp::Read && !is_param(f, acc->var())) acc->var()->type = acc->var()->type.laid_out_like(v->type);
     });
   }
 
@@ -122,7 +102,7 @@ class LayoutAssigner {
   // After its operands: v in the layout its operands and uses call for.
   TirValue* value(TirValue* v) {
     if (v->op == TirOp::Read) {
-      if (v->type.is_tile()) v->type = v->type.laid_out_like(v->var->type);
+      if (v->type.is_tile()) v->type = v->type.laid_out_like(v->var()->type);
       return v;
     }
     if (v->op == TirOp::Dot) {
@@ -154,15 +134,16 @@ class LayoutAssigner {
     // (iris::store with ContiguousRows), not element by element: its
     // pointers and mask go straight into the runs each thread writes.
     if (v->op == TirOp::Store && stores_dot_rows(*v)) {
-      v->contiguous_rows = true;
+      auto& access = v->attrs<AccessAttrs>();
+      access.contiguous_rows = true;
       TirType rows = v->operands[1]->type;
       rows.layout = TirLayout::DotRows;
       for (size_t i : {0, 2})
         if (v->operands[i]) v->operands[i] = in_layout(v->operands[i], v->operands[i]->type.laid_out_like(rows));
-      v->row_interval_mask = v->operands[2] && row_interval(v->operands[2], lets_);
+      access.row_interval_mask = v->operands[2] && row_interval(v->operands[2], lets_);
       return v;
     }
-    if (!is_elementwise(*v)) return v;
+    if (!has(*v, tir_trait::SameLayout)) return v;
     // An elementwise operation computes in the Dot layout of any operand of
     // its shape that has one.
     const TirValue* shape = v->type.is_tile() ? v : v->operands[0];
@@ -205,12 +186,13 @@ class LayoutAssigner {
   // The result of call v in its callee's result layout, the callee's type
   // parameter of a Dot layout replaced by the call's type argument.
   static TirType call_result_layout(const TirValue& v) {
-    TirType layout = v.callee->result;
+    const auto& call = v.attrs<CallAttrs>();
+    TirType layout = call.callee->result;
     if (!layout.dot_operand_param.empty()) {
-      for (size_t i = 0; i < v.callee->ct_params.size() && i < v.template_args.size(); ++i) {
-        if (v.callee->ct_params[i]->name != layout.dot_operand_param) continue;
-        layout.dot_operand = v.template_args[i].type.scalar;
-        layout.dot_operand_param = v.template_args[i].type.type_param;
+      for (size_t i = 0; i < call.callee->ct_params.size() && i < call.template_args.size(); ++i) {
+        if (call.callee->ct_params[i]->name != layout.dot_operand_param) continue;
+        layout.dot_operand = call.template_args[i].type.scalar;
+        layout.dot_operand_param = call.template_args[i].type.type_param;
       }
     }
     return v.type.laid_out_like(layout);
@@ -236,8 +218,8 @@ class LayoutAssigner {
     if (!v->type.is_tile() || v->type.same_layout(to)) return v;
     // A let computed from aranges and scalars (a block's offsets or mask) is
     // computed again in the new layout rather than moved between threads.
-    if (v->op == TirOp::Read && let_values_.count(v->var)) return in_layout(clone_tree(m_, let_values_.at(v->var)), to);
-    if (relayable(*v)) {
+    if (v->op == TirOp::Read && let_values_.count(v->var())) return in_layout(clone_tree(m_, let_values_.at(v->var())), to);
+    if (has(*v, tir_trait::Relayable)) {
       v->type = v->type.laid_out_like(to);
       for (TirValue*& operand : v->operands)
         if (operand && operand->type.dims == v->type.dims) operand = in_layout(operand, to);
@@ -251,20 +233,9 @@ class LayoutAssigner {
   // Computable again later with the same result: recomputable, and reading
   // no variable that an assignment may have changed since.
   bool recomputable_here(const TirValue& v) const {
-    return recomputable(&v, [&](const TirValue& node) { return node.op != TirOp::Read || !mutable_.count(node.var); });
+    return recomputable(&v, [&](const TirValue& node) { return node.op != TirOp::Read || !mutable_.count(node.var()); });
   }
 
-  static bool relayable(const TirValue& v) {
-    switch (v.op) {
-      case TirOp::Broadcast:
-      case TirOp::BroadcastTo:
-      case TirOp::Zeros:
-      case TirOp::Full:
-      case TirOp::Arange: return true;
-      case TirOp::Load: return true;
-      default: return v.op != TirOp::Dot && is_elementwise(v) && tir_op_info(v.op).category != TirCategory::Atomic;
-    }
-  }
 
   TirModule& m_;
   const TirFunction* f_ = nullptr;  // the function assigned

@@ -11,13 +11,11 @@ namespace irisc {
 namespace {
 
 bool checked_site(const TirValue& v) {
-  switch (tir_op_info(v.op).category) {
-    case TirCategory::Translate: return true;
-    case TirCategory::Sync: return v.op == TirOp::Fence;
-    case TirCategory::Memory:
-    case TirCategory::Atomic: return v.operands[0]->type.space != AddressSpace::Local;
-    default: return false;
-  }
+  const TirOpInfo& op = tir_op_info(v.op);
+  if (op.has(tir_trait::Translates) || op.has(tir_trait::OrdersMemory)) return true;
+  if (op.has(tir_trait::ReadsMemory) || op.has(tir_trait::WritesMemory))
+    return v.operands[0]->type.space != AddressSpace::Local;
+  return false;
 }
 
 }  // namespace

@@ -125,7 +125,7 @@ class Pipeliner {
       }
       for (size_t operand = 0; operand < 2; ++operand) {
         TirValue*& slot = s->value->operands[operand];
-        TirVar* let = slot->op == TirOp::Read && lets_.count(slot->var) ? slot->var : nullptr;
+        TirVar* let = slot->op == TirOp::Read && lets_.count(slot->var()) ? slot->var() : nullptr;
         TirValue* load = let ? lets_.at(let) : slot;
         if (load->op == TirOp::Load) operands_.push_back({&slot, load, let});
       }
@@ -173,7 +173,7 @@ class Pipeliner {
       if (o.let) ++dot_reads[o.let];
     for (TirStmt* s : loop_->body->stmts)
       rewrite_value(s->value, [&](TirValue* v) {
-        if (v->op == TirOp::Read) ++reads[v->var];
+        if (v->op == TirOp::Read) ++reads[v->var()];
         return v;
       });
     for (const auto& [let, count] : dot_reads)
@@ -309,7 +309,7 @@ class Pipeliner {
     for (TirStmt* s : body.stmts) {
       if (s->kind == TirStmtKind::Assign) ++dots_into[s->var];
       rewrite_value(s->value, [&](TirValue* v) {
-        if (v->op == TirOp::Read) ++reads[v->var];
+        if (v->op == TirOp::Read) ++reads[v->var()];
         return v;
       });
     }
@@ -317,8 +317,8 @@ class Pipeliner {
     for (TirStmt* s : body.stmts) {
       if (s->kind != TirStmtKind::Assign || dots_into[s->var] != 1 || reads[s->var] != 1) continue;
       const TirValue* acc = s->value->operands[2];
-      if (acc->op != TirOp::Read || acc->var != s->var) continue;
-      s->value->pipelined = true;
+      if (acc->op != TirOp::Read || acc->var() != s->var) continue;
+      s->value->attrs<DotAttrs>().pipelined = true;
       accumulators.push_back(s->var);
     }
     return accumulators;
@@ -337,8 +337,9 @@ class Pipeliner {
     TirValue* copy = m_.make_value(TirOp::CopyAsync, TirType{}, load->loc);
     for (const TirValue* operand : load->operands) copy->operands.push_back(clone(operand, at));
     copy->operands.push_back(stage);
-    copy->contiguous_rows = row_stride(copy->operands[0], function_lets_) == 1;
-    copy->row_interval_mask = copy->operands[1] && row_interval(copy->operands[1], function_lets_);
+    copy->attrs<AccessAttrs>() = {
+        .contiguous_rows = row_stride(copy->operands[0], function_lets_) == 1,
+        .row_interval_mask = copy->operands[1] && row_interval(copy->operands[1], function_lets_)};
     if (uniform_loads_.count(load)) copy->operands.push_back(b_.read(uniform_flag_));
     return copy;
   }
@@ -362,7 +363,7 @@ class Pipeliner {
   TirValue* stages_minus(int n) {
     if (stages_.symbol.empty()) return b_.constant(static_cast<int>(*stages_.value) - n);
     TirValue* v = m_.make_value(TirOp::NamedConstant, i32_type(), loop_->loc);
-    v->text = n == 0 ? stages_.symbol : m_.save(fmt::format("({} - {})", stages_.symbol, n));
+    v->attrs<TextAttrs>().text = n == 0 ? stages_.symbol : m_.save(fmt::format("({} - {})", stages_.symbol, n));
     return v;
   }
 
@@ -428,8 +429,8 @@ class Pipeliner {
   TirValue* clone(const TirValue* v, const LoopValue& loop_value) {
     return clone_tree(m_, v, [&](const TirValue& node) -> TirValue* {
       if (node.op != TirOp::Read) return nullptr;
-      if (node.var == loop_->var && loop_value) return loop_value();
-      return lets_.count(node.var) ? clone(lets_.at(node.var), loop_value) : nullptr;
+      if (node.var() == loop_->var && loop_value) return loop_value();
+      return lets_.count(node.var()) ? clone(lets_.at(node.var()), loop_value) : nullptr;
     });
   }
 

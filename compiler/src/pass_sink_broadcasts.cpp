@@ -15,15 +15,7 @@
 namespace irisc {
 namespace {
 
-bool sinks_through(const TirValue& v) {
-  switch (tir_op_info(v.op).category) {
-    case TirCategory::Unary:
-    case TirCategory::Binary:
-    case TirCategory::Convert:
-    case TirCategory::Elementwise: return true;
-    default: return false;
-  }
-}
+bool sinks_through(const TirValue& v) { return tir_op_info(v.op).has(tir_trait::Elementwise); }
 
 class Sinker {
  public:

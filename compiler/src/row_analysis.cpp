@@ -9,14 +9,14 @@ std::optional<int64_t> row_stride(const TirValue* v, const LetValues& lets) {
   auto of = [&](size_t i) { return row_stride(v->operands[i], lets); };
   switch (v->op) {
     case TirOp::Read: {
-      auto let = lets.find(v->var);
+      auto let = lets.find(v->var());
       return let == lets.end() ? std::nullopt : row_stride(let->second, lets);
     }
     case TirOp::Arange: return 1;
     case TirOp::Broadcast:
     case TirOp::Zeros:
     case TirOp::Full: return 0;
-    case TirOp::AddAxis: return v->axis == 1 ? std::optional<int64_t>(0) : of(0);
+    case TirOp::AddAxis: return v->attrs<AxisAttrs>().axis == 1 ? std::optional<int64_t>(0) : of(0);
     case TirOp::BroadcastTo: return v->operands[0]->type.dims.back().is_one() ? std::optional<int64_t>(0) : of(0);
     case TirOp::Convert:
     case TirOp::ConvertLayout:
@@ -33,8 +33,8 @@ std::optional<int64_t> row_stride(const TirValue* v, const LetValues& lets) {
       // By a constant: stride times the constant.
       for (auto [stride, other] : {std::pair{a, v->operands[1]}, std::pair{b, v->operands[0]}}) {
         const TirValue* c = other->op == TirOp::Broadcast ? other->operands[0] : other;
-        if (stride && c->op == TirOp::Constant && c->literal != TirValue::Literal::Float)
-          return *stride * static_cast<int64_t>(c->int_bits);
+        if (stride && c->op == TirOp::Constant && c->attrs<ConstantAttrs>().literal != ConstantAttrs::Literal::Float)
+          return *stride * static_cast<int64_t>(c->attrs<ConstantAttrs>().int_bits);
       }
       return std::nullopt;
     }
@@ -47,7 +47,7 @@ bool row_interval(const TirValue* v, const LetValues& lets) {
   auto of = [&](size_t i) { return row_interval(v->operands[i], lets); };
   switch (v->op) {
     case TirOp::Read: {
-      auto let = lets.find(v->var);
+      auto let = lets.find(v->var());
       return let != lets.end() && row_interval(let->second, lets);
     }
     case TirOp::Broadcast: return true;

@@ -23,11 +23,11 @@ TirValue* RunConditions::uniform_mask(const TirValue* m) {
   if (!m->type.is_tile()) return b_.true_value();
   switch (m->op) {
     case TirOp::Read: {
-      const TirValue* let = let_value(m->var);
+      const TirValue* let = let_value(m->var());
       return let ? uniform_mask(let) : nullptr;
     }
     case TirOp::Broadcast: return b_.true_value();
-    case TirOp::AddAxis: return m->axis == 1 ? b_.true_value() : uniform_mask(m->operands[0]);
+    case TirOp::AddAxis: return m->attrs<AxisAttrs>().axis == 1 ? b_.true_value() : uniform_mask(m->operands[0]);
     case TirOp::BroadcastTo:
       return m->operands[0]->type.dims.back().is_one() ? b_.true_value() : uniform_mask(m->operands[0]);
     case TirOp::ConvertLayout: return uniform_mask(m->operands[0]);
@@ -71,14 +71,14 @@ TirValue* RunConditions::multiple_of(const TirValue* v, int64_t d, Elements whic
   if (!v->type.is_tile()) return scalar_multiple_of(v, d);
   switch (v->op) {
     case TirOp::Read: {
-      const TirValue* let = let_value(v->var);
+      const TirValue* let = let_value(v->var());
       return let ? multiple_of(let, d, which) : nullptr;
     }
     case TirOp::Broadcast: return scalar_multiple_of(v->operands[0], d);
     case TirOp::Arange:
       return which == Elements::RunStarts && run_elements_ % d == 0 ? b_.true_value() : nullptr;
     case TirOp::AddAxis:  // v[None, :] has the columns of v, v[:, None] its rows
-      return multiple_of(v->operands[0], d, v->axis == 0 ? which : Elements::All);
+      return multiple_of(v->operands[0], d, v->attrs<AxisAttrs>().axis == 0 ? which : Elements::All);
     case TirOp::BroadcastTo:  // a tile of one column repeats it: every element counts
       return multiple_of(v->operands[0], d,
                          v->operands[0]->type.dims.back().is_one() ? Elements::All : which);
@@ -90,16 +90,17 @@ TirValue* RunConditions::multiple_of(const TirValue* v, int64_t d, Elements whic
 TirValue* RunConditions::scalar_multiple_of(const TirValue* v, int64_t d) {
   if (d == 1) return b_.true_value();
   if (v->op == TirOp::Constant) {
-    return v->literal != TirValue::Literal::Float && static_cast<int64_t>(v->int_bits) % d == 0 ? b_.true_value()
-                                                                                                : nullptr;
+    const auto& c = v->attrs<ConstantAttrs>();
+    return c.literal != ConstantAttrs::Literal::Float && static_cast<int64_t>(c.int_bits) % d == 0 ? b_.true_value()
+                                                                                                    : nullptr;
   }
-  if (v->op == TirOp::Read && v->var == loop_.var) {
+  if (v->op == TirOp::Read && v->var() == loop_.var) {
     // lo + i * step, for every i: both are.
     TirValue* step = loop_.step ? scalar_multiple_of(loop_.step, d) : nullptr;
     return step ? both(scalar_multiple_of(loop_.low, d), step) : nullptr;
   }
   if (v->op == TirOp::Read)
-    if (const TirValue* let = let_value(v->var)) return scalar_multiple_of(let, d);
+    if (const TirValue* let = let_value(v->var())) return scalar_multiple_of(let, d);
   if (TirValue* c = sum_or_product(v, d, [&](const TirValue* o, int64_t od) { return scalar_multiple_of(o, od); }))
     return c;
   // A leaf that the loop does not change, tested as it is.
@@ -144,9 +145,9 @@ TirValue* RunConditions::sum_or_product(const TirValue* v, int64_t d, Of of) {
 
 // Whether v reads the loop variable, directly or through the body's lets.
 bool RunConditions::reads_loop_var(const TirValue* v) const {
-  if (v->op == TirOp::Read && v->var == loop_.var) return true;
+  if (v->op == TirOp::Read && v->var() == loop_.var) return true;
   if (v->op == TirOp::Read)
-    if (auto let = lets_.find(v->var); let != lets_.end()) return reads_loop_var(let->second);
+    if (auto let = lets_.find(v->var()); let != lets_.end()) return reads_loop_var(let->second);
   for (const TirValue* o : v->operands)
     if (o && reads_loop_var(o)) return true;
   return false;

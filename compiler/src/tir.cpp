@@ -1,22 +1,42 @@
 // TIR's op table and types; see tir.h.
 #include "irisc/tir.h"
 
+#include <llvm/ADT/StringRef.h>
+
 #include <algorithm>
 
 #include <fmt/format.h>
 
 namespace irisc {
 namespace {
+using namespace tir_trait;
+constexpr uint16_t kOperatorTraits = Elementwise | SameLayout | Relayable | Recomputable;
 constexpr TirOpInfo kOpInfos[] = {
-#define TIR_LEAF(Name, Spelling) {Spelling, TirCategory::Leaf, ""},
-#define TIR_UNARY(Name, Spelling, Token, Runtime) {Spelling, TirCategory::Unary, Runtime},
-#define TIR_BINARY(Name, Spelling, Token, Runtime) {Spelling, TirCategory::Binary, Runtime},
-#define TIR_OP(Name, Spelling, Category, Runtime) {Spelling, TirCategory::Category, Runtime},
+#define TIR_LEAF(Name, Spelling, Attrs) {Spelling, TirCategory::Leaf, "", "", Recomputable},
+#define TIR_UNARY(Name, Spelling, Token, Runtime) {Spelling, TirCategory::Unary, Runtime, "x", kOperatorTraits},
+#define TIR_BINARY(Name, Spelling, Token, Runtime) {Spelling, TirCategory::Binary, Runtime, "x, y", kOperatorTraits},
+#define TIR_OP(Name, Spelling, Category, Runtime, Operands, Attrs, Traits) \
+  {Spelling, TirCategory::Category, Runtime, Operands, Traits},
 #include "irisc/tir_ops.def"
 };
 }  // namespace
 
 const TirOpInfo& tir_op_info(TirOp op) { return kOpInfos[static_cast<size_t>(op)]; }
+
+TirAttrs default_attrs(TirOp op) {
+  switch (op) {
+#define TIR_LEAF(Name, Spelling, Attrs) \
+  case TirOp::Name: return Attrs{};
+#define TIR_UNARY(Name, Spelling, Token, Runtime) case TirOp::Name:
+#define TIR_BINARY(Name, Spelling, Token, Runtime) case TirOp::Name:
+#include "irisc/tir_ops.def"
+    return NoAttrs{};
+#define TIR_OP(Name, Spelling, Category, Runtime, Operands, Attrs, Traits) \
+  case TirOp::Name: return Attrs{};
+#include "irisc/tir_ops.def"
+  }
+  return NoAttrs{};
+}
 
 TirType TirType::element() const {
   TirType t = *this;
@@ -89,28 +109,39 @@ std::optional<int> element_bytes(const TirType& t, const TirFunction& function) 
 }
 
 std::string literal_text(const TirValue& constant) {
-  switch (constant.literal) {
-    case TirValue::Literal::Int: return std::to_string(constant.int_bits);
-    case TirValue::Literal::SignedInt: return std::to_string(static_cast<int64_t>(constant.int_bits));
-    case TirValue::Literal::Float: return fmt::format("{:.17g}", constant.float_value);
-    case TirValue::Literal::Bool: return constant.bool_value ? "true" : "false";
+  const auto& c = constant.attrs<ConstantAttrs>();
+  switch (c.literal) {
+    case ConstantAttrs::Literal::Int: return std::to_string(c.int_bits);
+    case ConstantAttrs::Literal::SignedInt: return std::to_string(static_cast<int64_t>(c.int_bits));
+    case ConstantAttrs::Literal::Float: return fmt::format("{:.17g}", c.float_value);
+    case ConstantAttrs::Literal::Bool: return c.bool_value ? "true" : "false";
+  }
+  return "";
+}
+
+std::string operand_error(const TirValue& v) {
+  const TirOpInfo& info = tir_op_info(v.op);
+  llvm::SmallVector<llvm::StringRef, 6> names;
+  llvm::StringRef(info.operands).split(names, ", ", -1, false);
+  const bool variadic = !names.empty() && names.back().ends_with("...");
+  const size_t fixed = names.size() - variadic;
+  size_t required = 0;  // the operands up to the last one that is not optional
+  for (size_t i = 0; i < fixed; ++i)
+    if (!names[i].ends_with("?")) required = i + 1;
+  const size_t n = v.operands.size();
+  if (n < required || (!variadic && n > fixed))
+    return fmt::format("{} has {} operands, and tir_ops.def gives it ({})", info.spelling, n, info.operands);
+  for (size_t i = 0; i < n; ++i) {
+    const llvm::StringRef name = names[std::min(i, names.size() - 1)];
+    if (!v.operands[i] && !name.ends_with("?"))
+      return fmt::format("{} has no operand {} (tir_ops.def: {})", info.spelling, name.str(), info.operands);
   }
   return "";
 }
 
 bool same_tree(const TirValue* a, const TirValue* b) {
-  const auto same_args = [](const TirTemplateArg& x, const TirTemplateArg& y) {
-    return x.value == y.value && x.type == y.type;
-  };
-  if (a->op != b->op || !(a->type == b->type) || a->literal != b->literal || a->int_bits != b->int_bits ||
-      a->float_value != b->float_value || a->bool_value != b->bool_value || a->text != b->text ||
-      a->var != b->var || a->callee != b->callee ||
-      !std::equal(a->template_args.begin(), a->template_args.end(), b->template_args.begin(),
-                  b->template_args.end(), same_args) ||
-      a->sem != b->sem || a->scope != b->scope || a->cmp != b->cmp || a->atomic_op != b->atomic_op ||
-      a->signal_add != b->signal_add || a->contiguous_rows != b->contiguous_rows ||
-      a->row_interval_mask != b->row_interval_mask || a->pipelined != b->pipelined || a->axis != b->axis ||
-      a->checked != b->checked || a->operands.size() != b->operands.size())
+  if (a->op != b->op || !(a->type == b->type) || a->payload != b->payload || a->checked != b->checked ||
+      a->operands.size() != b->operands.size())
     return false;
   for (size_t i = 0; i < a->operands.size(); ++i) {
     const TirValue *x = a->operands[i], *y = b->operands[i];

@@ -232,7 +232,7 @@ class Builder {
         t->value = bound(s->value, b.type);
         if (s->assign_op != TokenKind::Eq) {
           TirValue* current = m_.make_value(TirOp::Read, t->var->type, s->target->range.Start);
-          current->var = t->var;
+          current->attrs<ReadAttrs>().var = t->var;
           t->value = combine(compound_operator(s->assign_op), current, b.type, t->value, s->value->type, b.type,
                              t->loc);
         }
@@ -294,9 +294,9 @@ class Builder {
   }
 
   // A literal of the scalar type `type` (a type parameter's too).
-  TirValue* constant(const Expr* e, const Type& type, TirValue::Literal literal) {
+  TirValue* constant(const Expr* e, const Type& type, ConstantAttrs::Literal literal) {
     TirValue* v = m_.make_value(TirOp::Constant, tir_type(type.element()), e->range.Start);
-    v->literal = literal;
+    v->attrs<ConstantAttrs>().literal = literal;
     return v;
   }
 
@@ -305,18 +305,18 @@ class Builder {
     const Type& s = hint && hint->is_scalar_kind() ? *hint : e->type;
     switch (e->kind) {
       case ExprKind::FloatLiteral: {
-        TirValue* v = constant(e, s, TirValue::Literal::Float);
-        v->float_value = e->float_value;
+        TirValue* v = constant(e, s, ConstantAttrs::Literal::Float);
+        v->attrs<ConstantAttrs>().float_value = e->float_value;
         return v;
       }
       case ExprKind::BoolLiteral: {
-        TirValue* v = constant(e, Type::scalar_of(ScalarKind::Bool), TirValue::Literal::Bool);
-        v->bool_value = e->bool_value;
+        TirValue* v = constant(e, Type::scalar_of(ScalarKind::Bool), ConstantAttrs::Literal::Bool);
+        v->attrs<ConstantAttrs>().bool_value = e->bool_value;
         return v;
       }
       default: {
-        TirValue* v = constant(e, s, TirValue::Literal::Int);
-        v->int_bits = e->int_value;
+        TirValue* v = constant(e, s, ConstantAttrs::Literal::Int);
+        v->attrs<ConstantAttrs>().int_bits = e->int_value;
         return v;
       }
     }
@@ -328,8 +328,8 @@ class Builder {
     if ((e->kind == ExprKind::Binary || e->kind == ExprKind::Unary) && e->type.literal && e->type.is_integer() &&
         e->constant && !e->constant->symbolic && e->constant->value) {
       const Type* context = literal_context(e, hint);
-      TirValue* v = constant(e, context ? *context : e->type, TirValue::Literal::SignedInt);
-      v->int_bits = static_cast<uint64_t>(*e->constant->value);
+      TirValue* v = constant(e, context ? *context : e->type, ConstantAttrs::Literal::SignedInt);
+      v->attrs<ConstantAttrs>().int_bits = static_cast<uint64_t>(*e->constant->value);
       return v;
     }
     switch (e->kind) {
@@ -340,12 +340,12 @@ class Builder {
         // A module constant is its value; a compile-time parameter stays a name.
         if (e->constant && !e->constant->symbolic && e->binding->kind == Binding::Kind::Const) {
           TirValue* v = m_.make_value(TirOp::NamedConstant, tir_type(e->type), e->range.Start);
-          v->text = m_.save(e->constant->text());
+          v->attrs<TextAttrs>().text = m_.save(e->constant->text());
           return v;
         }
         TirVar* var = vars_.at(e->binding);
         TirValue* v = m_.make_value(TirOp::Read, var->type, e->range.Start);
-        v->var = var;
+        v->attrs<ReadAttrs>().var = var;
         return v;
       }
       case ExprKind::Unary: {
@@ -368,7 +368,7 @@ class Builder {
       case ExprKind::AddAxis: {
         TirValue* v = m_.make_value(TirOp::AddAxis, tir_type(e->type), e->range.Start);
         v->operands.push_back(expr(e->operands[0]));
-        v->axis = static_cast<int>(e->int_value);
+        v->attrs<AxisAttrs>().axis = static_cast<int>(e->int_value);
         return v;
       }
       case ExprKind::TypeValue:  // only zeros takes one, and reads the call's type
@@ -413,7 +413,7 @@ class Builder {
 
   TirValue* imported_call(const Expr* e) {
     TirValue* v = m_.make_value(TirOp::CallImported, tir_type(e->type), e->range.Start);
-    v->text = e->name;
+    v->attrs<TextAttrs>().text = e->name;
     for (size_t i = 0; i < e->call->resolved_args.size(); ++i)
       v->operands.push_back(
           broadcast_to(expr(e->call->resolved_args[i], &e->call->callee->param_types[i]), v->type));
@@ -422,14 +422,15 @@ class Builder {
 
   TirValue* device_call(const Expr* e) {
     TirValue* v = m_.make_value(TirOp::CallDevice, tir_type(e->type), e->range.Start);
-    v->callee = functions_.at(e->call->callee);
+    auto& attrs = v->attrs<CallAttrs>();
+    attrs.callee = functions_.at(e->call->callee);
     for (size_t i = 0; i < e->call->resolved_args.size(); ++i)
       v->operands.push_back(bound(e->call->resolved_args[i], e->call->param_types[i]));
     const Call& call = *e->call;
     for (size_t i = 0; i < call.ct_args.size(); ++i)
-      v->template_args.push_back(call.callee->ct_params[i].is_type()
-                                     ? TirTemplateArg{{}, tir_type(call.ct_types[i])}
-                                     : TirTemplateArg{m_.save(call.ct_values[i].text()), {}});
+      attrs.template_args.push_back(call.callee->ct_params[i].is_type()
+                                        ? TirTemplateArg{{}, tir_type(call.ct_types[i])}
+                                        : TirTemplateArg{m_.save(call.ct_values[i].text()), {}});
     return v;
   }
 
@@ -446,11 +447,18 @@ class Builder {
     const auto& a = e->call->resolved_args;
     const BuiltinLowering& lowering = kBuiltinLowering[static_cast<size_t>(e->call->builtin->id)];
     TirValue* v = m_.make_value(lowering.op, tir_type(e->type), e->range.Start);
-    v->atomic_op = lowering.atomic_op;
-    v->sem = enum_arg(e, ParamKind::Sem);
-    v->scope = enum_arg(e, ParamKind::Scope);
-    v->cmp = enum_arg(e, ParamKind::Cmp);
-    v->signal_add = enum_arg(e, ParamKind::SignalOp) == enumerators(ParamKind::SignalOp)[int(SignalOp::Add)];
+    const MemorySemantics order{enum_arg(e, ParamKind::Sem), enum_arg(e, ParamKind::Scope)};
+    std::visit(Overloaded{
+                   [&](OrderAttrs& o) { o.order = order; },
+                   [&](RmwAttrs& rmw) { rmw = {lowering.atomic_op, order}; },
+                   [&](WaitAttrs& wait) { wait = {enum_arg(e, ParamKind::Cmp), order}; },
+                   [&](SignalAttrs& signal) {
+                     signal = {enum_arg(e, ParamKind::SignalOp) == enumerators(ParamKind::SignalOp)[int(SignalOp::Add)],
+                               order};
+                   },
+                   [](auto&) {},  // the other attributes come from the arguments, below
+               },
+               v->payload);
     // The pointee, as the type of literal values stored or compared.
     Type access = a.empty() || !a[0] ? Type::error() : a[0]->type.element();
     access.kind = Type::Kind::Scalar;
@@ -471,7 +479,7 @@ class Builder {
       case BuiltinId::Min:
         v->operands = {operand(0)};
         // Along the only axis of a 1-D tile is the whole tile.
-        if (a[1] && a[0]->type.shape->rank == 2) v->axis = static_cast<int>(*a[1]->constant->value);
+        if (a[1] && a[0]->type.shape->rank == 2) v->attrs<AxisAttrs>().axis = static_cast<int>(*a[1]->constant->value);
         return v;
       case BuiltinId::Dot: {
         TirValue* acc = operand(2);

@@ -12,28 +12,28 @@ TirType i32_type() {
 
 TirValue* TirBuilder::read(const TirVar* var) {
   TirValue* v = m_.make_value(TirOp::Read, var->type, loc_);
-  v->var = const_cast<TirVar*>(var);
+  v->attrs<ReadAttrs>().var = const_cast<TirVar*>(var);
   return v;
 }
 
 TirValue* TirBuilder::constant(int value) {
   TirValue* c = m_.make_value(TirOp::Constant, i32_type(), loc_);
-  c->int_bits = static_cast<uint64_t>(value);
+  c->attrs<ConstantAttrs>().int_bits = static_cast<uint64_t>(value);
   return c;
 }
 
 TirValue* TirBuilder::typed_constant(const TirType& type, int64_t value) {
   TirValue* c = m_.make_value(TirOp::Constant, type, loc_);
   c->type.type_param = {};
-  c->literal = scalar_info(type.scalar).is_signed ? TirValue::Literal::SignedInt : TirValue::Literal::Int;
-  c->int_bits = static_cast<uint64_t>(value);
+  c->attrs<ConstantAttrs>() = {
+      scalar_info(type.scalar).is_signed ? ConstantAttrs::Literal::SignedInt : ConstantAttrs::Literal::Int,
+      static_cast<uint64_t>(value)};
   return c;
 }
 
 TirValue* TirBuilder::true_value() {
   TirValue* t = m_.make_value(TirOp::Constant, i32_type().with_scalar(ScalarKind::Bool), loc_);
-  t->literal = TirValue::Literal::Bool;
-  t->bool_value = true;
+  t->attrs<ConstantAttrs>() = {.literal = ConstantAttrs::Literal::Bool, .bool_value = true};
   return t;
 }
 
@@ -78,7 +78,9 @@ TirStmt* TirBuilder::guarded(TirValue* condition, const std::vector<TirStmt*>& s
 }
 
 bool TirBuilder::is_true(const TirValue* v) {
-  return v && v->op == TirOp::Constant && v->literal == TirValue::Literal::Bool && v->bool_value;
+  if (!v || v->op != TirOp::Constant) return false;
+  const auto& c = v->attrs<ConstantAttrs>();
+  return c.literal == ConstantAttrs::Literal::Bool && c.bool_value;
 }
 
 }  // namespace irisc

@@ -136,28 +136,44 @@ class TirPrinter {
 
   std::string attributes(const TirValue* v) {
     std::vector<std::string> attrs;
-    switch (v->op) {
-      case TirOp::Constant: attrs.push_back(literal_text(*v)); break;
-      case TirOp::NamedConstant:
-      case TirOp::CallImported: attrs.push_back(std::string(v->text)); break;
-      case TirOp::Read: attrs.push_back(name(v->var)); break;
-      case TirOp::CallDevice: {
-        std::vector<std::string> args;
-        for (const TirTemplateArg& arg : v->template_args)
-          args.push_back(arg.value.empty() ? arg.type.str() : std::string(arg.value));
-        attrs.push_back(qualifier(v->callee->module) + name(v->callee) +
-                        (args.empty() ? "" : fmt::format("<{}>", fmt::join(args, ", "))));
-        break;
-      }
-      default: break;
-    }
-    for (std::string_view a : {v->atomic_op, v->cmp, v->sem, v->scope})
-      if (!a.empty()) attrs.push_back(std::string(a));
-    if (v->op == TirOp::Signal) attrs.push_back(v->signal_add ? "add" : "set");
-    if (v->contiguous_rows) attrs.push_back("contiguous rows");
-    if (v->pipelined) attrs.push_back("pipelined");
-    if (v->row_interval_mask) attrs.push_back("row intervals");
-    if (v->axis >= 0) attrs.push_back(fmt::format("axis {}", v->axis));
+    auto order = [&](const MemorySemantics& o) { attrs.insert(attrs.end(), {std::string(o.sem), std::string(o.scope)}); };
+    std::visit(Overloaded{
+                   [](const NoAttrs&) {},
+                   [&](const ConstantAttrs&) { attrs.push_back(literal_text(*v)); },
+                   [&](const TextAttrs& a) { attrs.push_back(std::string(a.text)); },
+                   [&](const ReadAttrs& a) { attrs.push_back(name(a.var)); },
+                   [&](const CallAttrs& a) {
+                     std::vector<std::string> args;
+                     for (const TirTemplateArg& arg : a.template_args)
+                       args.push_back(arg.value.empty() ? arg.type.str() : std::string(arg.value));
+                     attrs.push_back(qualifier(a.callee->module) + name(a.callee) +
+                                     (args.empty() ? "" : fmt::format("<{}>", fmt::join(args, ", "))));
+                   },
+                   [&](const AxisAttrs& a) {
+                     if (a.axis >= 0) attrs.push_back(fmt::format("axis {}", a.axis));
+                   },
+                   [&](const AccessAttrs& a) {
+                     if (a.contiguous_rows) attrs.push_back("contiguous rows");
+                     if (a.row_interval_mask) attrs.push_back("row intervals");
+                   },
+                   [&](const DotAttrs& a) {
+                     if (a.pipelined) attrs.push_back("pipelined");
+                   },
+                   [&](const OrderAttrs& a) { order(a.order); },
+                   [&](const RmwAttrs& a) {
+                     attrs.push_back(std::string(a.atomic_op));
+                     order(a.order);
+                   },
+                   [&](const WaitAttrs& a) {
+                     attrs.push_back(std::string(a.cmp));
+                     order(a.order);
+                   },
+                   [&](const SignalAttrs& a) {
+                     order(a.order);
+                     attrs.push_back(a.add ? "add" : "set");
+                   },
+               },
+               v->payload);
     if (v->checked) attrs.push_back(fmt::format("checked line {}", sources_.getLineAndColumn(v->loc).first));
     return attrs.empty() ? "" : fmt::format("[{}]", fmt::join(attrs, ", "));
   }

@@ -29,15 +29,16 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 namespace irisc {
 
 enum class TirOp : uint8_t {
-#define TIR_LEAF(Name, Spelling) Name,
+#define TIR_LEAF(Name, Spelling, Attrs) Name,
 #define TIR_UNARY(Name, Spelling, Token, Runtime) Name,
 #define TIR_BINARY(Name, Spelling, Token, Runtime) Name,
-#define TIR_OP(Name, Spelling, Category, Runtime) Name,
+#define TIR_OP(Name, Spelling, Category, Runtime, Operands, Attrs, Traits) Name,
 #include "irisc/tir_ops.def"
 };
 
@@ -46,10 +47,40 @@ enum class TirCategory : uint8_t {
   Atomic, Sync, Call,
 };
 
+// What the passes may assume of an operation (tir_ops.def's Traits).
+namespace tir_trait {
+enum : uint16_t {
+  NoTraits = 0,
+  // Each element of the result is a function of the same element of the
+  // operands, and nothing else: a broadcast operand may sink through it.
+  Elementwise = 1 << 0,
+  // Its tile operands and result are in one layout, element by element
+  // (accesses: the pointers, mask and values).
+  SameLayout = 1 << 1,
+  // It can compute its result directly in any layout, its operands of the
+  // result's shape in that layout, instead of converting it afterwards.
+  Relayable = 1 << 2,
+  // It may be evaluated again, elsewhere, with the same result and no effect
+  // (where its operands may: tir_walk.h's recomputable).
+  Recomputable = 1 << 3,
+  ReadsMemory = 1 << 4,   // through its first operand, a pointer
+  WritesMemory = 1 << 5,  // through its first operand, a pointer
+  Translates = 1 << 6,    // makes a pointer into another rank's heap
+  OrdersMemory = 1 << 7,  // a fence: orders this thread's accesses
+  // Its tile operands must be in the blocked layout; AlongAxis: where it
+  // reduces along one axis (AxisAttrs), not the whole tile.
+  BlockedOperands = 1 << 8,
+  BlockedOperandsAlongAxis = 1 << 9,
+};
+}  // namespace tir_trait
+
 struct TirOpInfo {
   std::string_view spelling;
   TirCategory category;
   std::string_view runtime;  // the iris:: function the C++ printer calls; empty for leaves and calls
+  std::string_view operands;  // their names, as tir_ops.def gives them
+  uint16_t traits;            // tir_trait's
+  bool has(uint16_t trait) const { return (traits & trait) == trait; }
 };
 const TirOpInfo& tir_op_info(TirOp op);
 
@@ -123,41 +154,113 @@ struct TirFunction;
 struct TirTemplateArg {
   std::string_view value;  // empty for a type
   TirType type;
+  bool operator==(const TirTemplateArg&) const = default;
+};
+
+// The attributes of each kind of operation (tir_ops.def's Attrs): one struct
+// per kind, compared field by field by same_tree.
+struct NoAttrs {
+  bool operator==(const NoAttrs&) const = default;
+};
+// Constant: the literal as written (an int may be in a float's context).
+struct ConstantAttrs {
+  enum class Literal : uint8_t { Int, SignedInt, Float, Bool } literal = Literal::Int;
+  uint64_t int_bits = 0;  // Int: the value; SignedInt: an int64_t's bits
+  double float_value = 0;
+  bool bool_value = false;
+  bool operator==(const ConstantAttrs&) const = default;
+};
+// NamedConstant: the value; CallImported: the function's C++ name.
+struct TextAttrs {
+  std::string_view text;
+  bool operator==(const TextAttrs&) const = default;
+};
+struct ReadAttrs {
+  TirVar* var = nullptr;
+  bool operator==(const ReadAttrs&) const = default;
+};
+struct CallAttrs {
+  TirFunction* callee = nullptr;
+  std::vector<TirTemplateArg> template_args;  // the callee's compile-time arguments
+  bool operator==(const CallAttrs&) const = default;
+};
+// AddAxis: the new axis; Sum, Max, Min: the axis reduced (-1: all).
+struct AxisAttrs {
+  int axis = -1;
+  bool operator==(const AxisAttrs&) const = default;
+};
+// CopyAsync and Store: what the layout and pipelining passes proved of the
+// access (row_analysis.h).
+struct AccessAttrs {
+  // The pointers advance by one element along each row, so a run of a row's
+  // elements is one contiguous access.
+  bool contiguous_rows = false;
+  // Along each row the mask holds on one run of consecutive columns, so a run
+  // of the access is whole where its ends are.
+  bool row_interval_mask = false;
+  bool operator==(const AccessAttrs&) const = default;
+};
+// Dot: a pipelined loop's, which may finish only at a later WaitDots, whose
+// operands after the first are the accumulators it settles.
+struct DotAttrs {
+  bool pipelined = false;
+  bool operator==(const DotAttrs&) const = default;
+};
+// The enumerators' spellings (iris/memory_model.def).
+struct MemorySemantics {
+  std::string_view sem, scope;
+  bool operator==(const MemorySemantics&) const = default;
+};
+struct OrderAttrs {  // AtomicCas, AtomicLoad, AtomicStore, Fence
+  MemorySemantics order;
+  bool operator==(const OrderAttrs&) const = default;
+};
+struct RmwAttrs {  // AtomicRmw
+  std::string_view atomic_op;
+  MemorySemantics order;
+  bool operator==(const RmwAttrs&) const = default;
+};
+struct WaitAttrs {  // WaitUntil
+  std::string_view cmp;
+  MemorySemantics order;
+  bool operator==(const WaitAttrs&) const = default;
+};
+struct SignalAttrs {  // Signal
+  bool add = false;  // add to the signal rather than set it
+  MemorySemantics order;
+  bool operator==(const SignalAttrs&) const = default;
+};
+using TirAttrs = std::variant<NoAttrs, ConstantAttrs, TextAttrs, ReadAttrs, CallAttrs, AxisAttrs, AccessAttrs,
+                              DotAttrs, OrderAttrs, RmwAttrs, WaitAttrs, SignalAttrs>;
+
+// The attributes that tir_ops.def gives `op`, with their defaults.
+TirAttrs default_attrs(TirOp op);
+
+// A visitor of TirAttrs from lambdas: std::visit(Overloaded{...}, v->payload).
+template <class... F>
+struct Overloaded : F... {
+  using F::operator()...;
 };
 
 struct TirValue {
   TirOp op;
   TirType type;
   llvm::SMLoc loc;  // where the expression starts in the .iris file
-  // In the op's order; nullptr where an optional operand (mask, other) is left out.
+  // In the op's order (tir_ops.def); nullptr where an optional operand (mask,
+  // other) is left out.
   llvm::SmallVector<TirValue*, 3> operands;
-
-  // Constant: the literal as written (an int may be in a float's context).
-  enum class Literal : uint8_t { Int, SignedInt, Float, Bool } literal = Literal::Int;
-  uint64_t int_bits = 0;  // Int: the value; SignedInt: an int64_t's bits
-  double float_value = 0;
-  bool bool_value = false;
-  std::string_view text;        // NamedConstant: the value; CallImported: the function's C++ name
-  TirVar* var = nullptr;        // Read
-  TirFunction* callee = nullptr;  // CallDevice
-  std::vector<TirTemplateArg> template_args;  // CallDevice: the callee's compile-time arguments
-  // Atomic and Sync: the enumerators' spellings (iris/memory_model.def).
-  std::string_view sem, scope, cmp, atomic_op;
-  bool signal_add = false;  // Signal: add to the signal rather than set it
-  // CopyAsync and Store: the pointers advance by one element along each row,
-  // so a run of a row's elements is one contiguous access (the pipelining
-  // pass and layout assignment prove it: row_analysis.h).
-  bool contiguous_rows = false;
-  // CopyAsync and Store: along each row the mask holds on one run of
-  // consecutive columns, so a run of the access is whole where its ends are.
-  bool row_interval_mask = false;
-  // Dot: a pipelined loop's, which may finish only at a later WaitDots, whose
-  // operands after the first are the accumulators it settles.
-  bool pipelined = false;
-  int axis = -1;            // AddAxis: the new axis; Sum, Max, Min: the axis reduced (-1: all)
+  TirAttrs payload;  // the alternative that tir_ops.def gives op
   // Set by the checked-marking pass: the runtime checks this operation and
   // reports its .iris location.
   bool checked = false;
+
+  // The op's attributes; A must be the struct tir_ops.def gives op.
+  template <class A>
+  A& attrs() { return std::get<A>(payload); }
+  template <class A>
+  const A& attrs() const { return std::get<A>(payload); }
+  // A Read's variable.
+  TirVar* var() const { return std::get<ReadAttrs>(payload).var; }
 };
 
 struct TirVar {
@@ -239,7 +342,7 @@ struct TirModule {
   std::vector<TirFunction*> functions;  // the modules' device functions, the file's, then its kernels
 
   TirValue* make_value(TirOp op, TirType type, llvm::SMLoc loc) {
-    return &values_.emplace_back(TirValue{op, std::move(type), loc});
+    return &values_.emplace_back(TirValue{op, std::move(type), loc, {}, default_attrs(op)});
   }
   TirStmt* make_stmt(TirStmtKind kind, llvm::SMLoc loc) { return &stmts_.emplace_back(TirStmt{kind, loc}); }
   TirVar* make_var(std::string_view name, TirType type) {
@@ -265,6 +368,12 @@ std::string literal_text(const TirValue& constant);
 // type and attributes (every field but the source location) over operands
 // that are the same values or, in turn, the same trees.
 bool same_tree(const TirValue* a, const TirValue* b);
+
+// What is wrong with v's operands against tir_ops.def's list for its
+// operation (their count, or a null slot where the operand is not optional);
+// empty where nothing is. Lowering checks every value after the builder and
+// after each pass, so a builder or pass that forgets an operand fails there.
+std::string operand_error(const TirValue& v);
 
 // The bytes of t's scalar (a pointer's pointee), where every type that
 // `function` admits for it, a type parameter, has the same; nullopt where not.

@@ -62,21 +62,13 @@ void for_each_value(TirFunction& function, Visit&& visit) {
 }
 
 // Whether v's tree may be evaluated again, elsewhere, with the same result
-// and no effect: no memory access, synchronisation, call, dot or reduction
-// (a null slot is), and also(node) holds for every node.
+// and no effect: every operation Recomputable (tir_ops.def: no memory access,
+// synchronisation, call, dot or reduction; a null slot is), and also(node)
+// holds for every node.
 template <class Also>
 bool recomputable(const TirValue* v, Also&& also) {
   if (!v) return true;
-  switch (tir_op_info(v->op).category) {
-    case TirCategory::Memory:
-    case TirCategory::Atomic:
-    case TirCategory::Sync:
-    case TirCategory::Call:
-    case TirCategory::Contract:
-    case TirCategory::Reduce: return false;
-    default: break;
-  }
-  if (!also(*v)) return false;
+  if (!tir_op_info(v->op).has(tir_trait::Recomputable) || !also(*v)) return false;
   for (const TirValue* o : v->operands)
     if (!recomputable(o, also)) return false;
   return true;
