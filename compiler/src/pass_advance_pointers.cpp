@@ -172,13 +172,11 @@ class Advancer {
 
   // The scalar s as a tile of `shape`'s shape and layout.
   TirValue* broadcast(TirValue* s, const TirType& shape) {
-    TirValue* b = m_.make_value(TirOp::Broadcast, s->type.shaped_like(shape), loop_->loc);
-    b->operands = {s};
-    return b;
+    return b_.make(TirOp::Broadcast, s->type.shaped_like(shape), {s});
   }
 
   TirValue* one() {
-    TirValue* c = m_.make_value(TirOp::Constant, loop_->var->type, loop_->loc);
+    TirValue* c = b_.make(TirOp::Constant, loop_->var->type);
     c->attrs<ConstantAttrs>().int_bits = 1;
     return c;
   }

@@ -239,7 +239,7 @@ class Pipeliner {
     prologue->high = stages_minus(behind_);
     prologue->body = m_.make_stmt(TirStmtKind::Block, loop_->loc);
     prologue->body->stmts = {b_.guarded(b_.binary_bool(TirOp::Lt, iteration(), clone(loop_->high, nullptr)), prologue_copies),
-                             b_.eval(sync_op(TirOp::CommitAsync, nullptr))};
+                             b_.eval(b_.make(TirOp::CommitAsync, {}))};
     before.push_back(prologue);
     TirVar* slot = m_.make_var("stage", i32_type());
     TirStmt* declare_slot = m_.make_stmt(TirStmtKind::Var, loop_->loc);
@@ -257,7 +257,7 @@ class Pipeliner {
     for (const auto& [load, ring] : ring_order)
       copies.push_back(b_.eval(copy_async(load, later, stage(ring, next_slot(slot, stages_minus(behind_))))));
     body->stmts.push_back(b_.guarded(b_.binary_bool(TirOp::Lt, later(), clone(loop_->high, nullptr)), copies));
-    body->stmts.push_back(b_.eval(sync_op(TirOp::CommitAsync, nullptr)));
+    body->stmts.push_back(b_.eval(b_.make(TirOp::CommitAsync, {})));
 
     // The dots read the stage this iteration's copies landed in.
     for (const Operand& o : operands_) {
@@ -324,10 +324,10 @@ class Pipeliner {
     return accumulators;
   }
 
-  TirValue* wait_async(TirValue* pending) { return sync_op(TirOp::WaitAsync, pending); }
+  TirValue* wait_async(TirValue* pending) { return b_.make(TirOp::WaitAsync, {}, {pending}); }
 
   TirValue* wait_dots(int pending, const std::vector<TirVar*>& accumulators) {
-    TirValue* wait = sync_op(TirOp::WaitDots, b_.constant(pending));
+    TirValue* wait = b_.make(TirOp::WaitDots, {}, {b_.constant(pending)});
     for (const TirVar* acc : accumulators) wait->operands.push_back(b_.read(acc));
     return wait;
   }
@@ -348,9 +348,7 @@ class Pipeliner {
     TirType type = ring->type;
     type.layout = TirLayout::Shared;
     type.stages = Shape{{}, 0};
-    TirValue* v = m_.make_value(TirOp::StageAt, type, loop_->loc);
-    v->operands = {b_.read(ring), slot};
-    return v;
+    return b_.make(TirOp::StageAt, type, {b_.read(ring), slot});
   }
 
   // (slot + by) % S.
@@ -362,15 +360,7 @@ class Pipeliner {
   // compile-time parameter's).
   TirValue* stages_minus(int n) {
     if (stages_.symbol.empty()) return b_.constant(static_cast<int>(*stages_.value) - n);
-    TirValue* v = m_.make_value(TirOp::NamedConstant, i32_type(), loop_->loc);
-    v->attrs<TextAttrs>().text = n == 0 ? stages_.symbol : m_.save(fmt::format("({} - {})", stages_.symbol, n));
-    return v;
-  }
-
-  TirValue* sync_op(TirOp op, TirValue* operand) {
-    TirValue* v = m_.make_value(op, TirType{}, loop_->loc);
-    if (operand) v->operands.push_back(operand);
-    return v;
+    return b_.named_constant(n == 0 ? stages_.symbol : m_.save(fmt::format("({} - {})", stages_.symbol, n)));
   }
 
   // ------------------------------------------------- register prefetch
@@ -390,7 +380,7 @@ class Pipeliner {
         next_tile = m_.make_var(m_.save(std::string(name_of(o)) + "_next"), o.load->type);
         TirStmt* declare = m_.make_stmt(TirStmtKind::Var, loop_->loc);
         declare->var = next_tile;
-        declare->value = m_.make_value(TirOp::Zeros, o.load->type, loop_->loc);
+        declare->value = b_.make(TirOp::Zeros, o.load->type);
         declarations.push_back(declare);
         prologue_assigns.push_back(b_.assign(next_tile, clone(o.load, low)));
         prefetch_assigns.push_back(b_.assign(next_tile, clone(o.load, next)));

@@ -10,20 +10,26 @@ TirType i32_type() {
   return t;
 }
 
+TirValue* TirBuilder::make(TirOp op, TirType type, std::initializer_list<TirValue*> operands) {
+  TirValue* v = m_.make_value(op, std::move(type), loc_);
+  v->operands.assign(operands.begin(), operands.end());
+  return v;
+}
+
 TirValue* TirBuilder::read(const TirVar* var) {
-  TirValue* v = m_.make_value(TirOp::Read, var->type, loc_);
+  TirValue* v = make(TirOp::Read, var->type);
   v->attrs<ReadAttrs>().var = const_cast<TirVar*>(var);
   return v;
 }
 
 TirValue* TirBuilder::constant(int value) {
-  TirValue* c = m_.make_value(TirOp::Constant, i32_type(), loc_);
+  TirValue* c = make(TirOp::Constant, i32_type());
   c->attrs<ConstantAttrs>().int_bits = static_cast<uint64_t>(value);
   return c;
 }
 
 TirValue* TirBuilder::typed_constant(const TirType& type, int64_t value) {
-  TirValue* c = m_.make_value(TirOp::Constant, type, loc_);
+  TirValue* c = make(TirOp::Constant, type);
   c->type.type_param = {};
   c->attrs<ConstantAttrs>() = {
       scalar_info(type.scalar).is_signed ? ConstantAttrs::Literal::SignedInt : ConstantAttrs::Literal::Int,
@@ -32,9 +38,15 @@ TirValue* TirBuilder::typed_constant(const TirType& type, int64_t value) {
 }
 
 TirValue* TirBuilder::true_value() {
-  TirValue* t = m_.make_value(TirOp::Constant, i32_type().with_scalar(ScalarKind::Bool), loc_);
+  TirValue* t = make(TirOp::Constant, i32_type().with_scalar(ScalarKind::Bool));
   t->attrs<ConstantAttrs>() = {.literal = ConstantAttrs::Literal::Bool, .bool_value = true};
   return t;
+}
+
+TirValue* TirBuilder::named_constant(std::string_view text) {
+  TirValue* v = make(TirOp::NamedConstant, i32_type());
+  v->attrs<TextAttrs>().text = text;
+  return v;
 }
 
 TirValue* TirBuilder::unary(TirOp op, TirValue* a) {

@@ -6,6 +6,8 @@
 
 #include "irisc/tir.h"
 
+#include <initializer_list>
+#include <string_view>
 #include <vector>
 
 namespace irisc {
@@ -18,12 +20,16 @@ class TirBuilder {
   explicit TirBuilder(TirModule& module, llvm::SMLoc loc = {}) : m_(module), loc_(loc) {}
   void set_location(llvm::SMLoc loc) { loc_ = loc; }
 
+  // `op` of `type` over `operands`, at the builder's location.
+  TirValue* make(TirOp op, TirType type, std::initializer_list<TirValue*> operands = {});
   TirValue* read(const TirVar* var);
   TirValue* constant(int value);  // an i32
   // An integer of `type`'s element (its type parameter dropped: the value is
   // written with the concrete type).
   TirValue* typed_constant(const TirType& type, int64_t value);
   TirValue* true_value();
+  // An i32 given by its C++ text (a compile-time parameter's expression).
+  TirValue* named_constant(std::string_view text);
   TirValue* unary(TirOp op, TirValue* a);                      // of a's type
   TirValue* binary(TirOp op, TirValue* a, TirValue* b);        // of a's type
   TirValue* binary_bool(TirOp op, TirValue* a, TirValue* b);   // a bool of a's shape
