@@ -44,8 +44,14 @@
 // Timing (--bench): bench/gpu_timer.hpp on each rank's stream, the ranks
 // meeting at a host barrier before each timing; rank 0's time is printed (a
 // fused call ends on a rank only when every rank has finished it: finish() in
-// fused_gemm.iris). TFLOP/s counts the flops of the rank's local GEMM. In the
-// CPU emulation build the times are the emulator's (its CTest validates only).
+// fused_gemm.iris). Per mode the fused call, the two plain GEMMs and, where the
+// build has cuBLAS (cublas_ms: the library torch.matmul calls, at the local
+// GEMM's shape), cuBLAS are timed side by side: half a second of them in turn
+// first, then rounds that go round them (GpuTimer::medians_us), since an H200
+// lowers its clocks within milliseconds of full load and whatever ran first
+// would otherwise run faster (docs/performance.md). TFLOP/s counts the flops of
+// the rank's local GEMM. In the CPU emulation build the times are the
+// emulator's (its CTest validates only).
 //
 // bench/fused_bench.py runs this program, and torch.matmul + NCCL on the same
 // shapes, and writes the tables, CSV and plots (scripts/fused-bench.sh for one
@@ -57,6 +63,10 @@
 
 #include <iris/fused.hpp>
 
+#if IRIS_BENCH_CUBLAS
+#include <cublas_v2.h>
+#endif
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -64,9 +74,7 @@
 #include <cstdio>
 #include <functional>
 #include <limits>
-#include <map>
 #include <string>
-#include <tuple>
 #include <vector>
 
 namespace {
@@ -166,6 +174,36 @@ void plain_gemm(const iris::Rank& rank, const FusedConfig& config, int persisten
   });
 }
 
+#if IRIS_BENCH_CUBLAS
+// C = A × B (bf16, row-major, f32 accumulation) by cuBLAS, the library
+// torch.matmul calls, on this thread's device and the stream the fused
+// operations use: the peer timed in the same rounds as ours.
+class Cublas {
+ public:
+  Cublas() {
+    check(cublasCreate(&handle_), "cublasCreate");
+    check(cublasSetStream(handle_, hipStreamPerThread), "cublasSetStream");
+  }
+  ~Cublas() { cublasDestroy(handle_); }
+  Cublas(const Cublas&) = delete;
+  Cublas& operator=(const Cublas&) = delete;
+
+  // Row-major C = A × B is column-major Cᵀ = Bᵀ × Aᵀ.
+  void gemm(const bf16* a, const bf16* b, bf16* c, int m, int n, int k) {
+    const float one = 1, zero = 0;
+    check(cublasGemmEx(handle_, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, b, CUDA_R_16BF, n, a, CUDA_R_16BF, k,
+                       &zero, c, CUDA_R_16BF, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+          "cublasGemmEx");
+  }
+
+ private:
+  static void check(cublasStatus_t status, const char* what) {
+    if (status != CUBLAS_STATUS_SUCCESS) throw iris::Error(std::string("fused_bench: ") + what + " failed");
+  }
+  cublasHandle_t handle_ = nullptr;
+};
+#endif
+
 // Rows [row0, row0 + rows) and columns [col0, col0 + cols) of a dense matrix
 // with `width` columns, dense.
 std::vector<bf16> block(const std::vector<bf16>& whole, std::int64_t width, std::int64_t row0, std::int64_t rows,
@@ -224,9 +262,9 @@ int main(int argc, char** argv) {
   const int comm_option = static_cast<int>(opt.value("--comm"));
 
   if (opt.bench && !IRIS_GPU) std::printf("# CPU emulation: the times are the emulator's, not a GPU's\n");
-  std::printf("%-18s %-9s %-16s %5s %5s %4s %9s %10s %9s %8s %10s %13s %9s %5s\n", "mode", "tiles", "shape", "ranks",
-              "grid", "comm", "gemm_ms", "persist_ms", "fused_ms", "TFLOP/s", "fused/gemm", "fused/persist",
-              "max_rel", "check");
+  std::printf("%-18s %-9s %-16s %5s %5s %4s %9s %10s %9s %9s %8s %10s %13s %12s %9s %5s\n", "mode", "tiles", "shape",
+              "ranks", "grid", "comm", "gemm_ms", "persist_ms", "cublas_ms", "fused_ms", "TFLOP/s", "fused/gemm",
+              "fused/persist", "fused/cublas", "max_rel", "check");
   std::atomic<std::size_t> errors{0};
   std::vector<Result> results(static_cast<std::size_t>(opt.ranks));
   const bool leader = sample::run(opt, errors, [&](iris::Rank& rank) {
@@ -235,6 +273,9 @@ int main(int argc, char** argv) {
     iris::ops::FusedWorkspace workspace(rank);
 #if IRIS_GPU
     bench::GpuTimer timer(hipStreamPerThread);  // the stream of the default iris::Stream{}
+#if IRIS_BENCH_CUBLAS
+    Cublas cublas;
+#endif
 #else
     bench::GpuTimer timer(iris::Stream{});
 #endif
@@ -269,8 +310,6 @@ int main(int argc, char** argv) {
       for (const FusedConfig& tiles : tile_configs) {
         plain_gemm(rank, tiles, 0, a, b, ref, M, N, K);
         const std::vector<bf16> host_ref = opt.validate ? sample::read(ref, MN) : std::vector<bf16>{};
-        // The plain GEMMs' times per local GEMM (m, n, k): modes share them.
-        std::map<std::tuple<int, int, int>, std::pair<double, double>> plain_us;
         for (const std::string& mode : opt.modes) {
           const Variant v = variant_of(mode);
           FusedConfig config = tiles;
@@ -339,26 +378,23 @@ int main(int argc, char** argv) {
             }
             errors += mine.wrong;
           }
-          double gemm_us = 0, persistent_us = 0, fused_us = 0;
+          double gemm_us = 0, persistent_us = 0, fused_us = 0, cublas_us = 0;
           if (opt.bench) {
             const std::size_t bytes =
                 (std::size_t(local.m) * local.k + std::size_t(local.k) * local.n + std::size_t(local.m) * local.n) *
                 sizeof(bf16);
-            auto barrier = [&] { rank.barrier(); };
-            auto [cached, fresh] = plain_us.try_emplace({local.m, local.n, local.k});
-            if (fresh) {
-              cached->second.first = timer.median_us(
-                  bytes, [&] { plain_gemm(rank, tiles, 0, local.a, local.b, c_gemm, local.m, local.n, local.k); },
-                  barrier);
-              cached->second.second = timer.median_us(
-                  bytes,
-                  [&] {
-                    plain_gemm(rank, tiles, persistent_grid, local.a, local.b, c_gemm, local.m, local.n, local.k);
-                  },
-                  barrier);
-            }
-            std::tie(gemm_us, persistent_us) = cached->second;
-            fused_us = timer.median_us(bytes, call, barrier);
+            std::vector<std::function<void()>> side_by_side = {
+                call, [&] { plain_gemm(rank, tiles, 0, local.a, local.b, c_gemm, local.m, local.n, local.k); },
+                [&] { plain_gemm(rank, tiles, persistent_grid, local.a, local.b, c_gemm, local.m, local.n, local.k); }};
+#if IRIS_BENCH_CUBLAS
+            side_by_side.push_back([&] { cublas.gemm(local.a, local.b, c_gemm, local.m, local.n, local.k); });
+#endif
+            constexpr double kWarmMs = IRIS_GPU ? 500 : 0;  // the emulator has no clocks to settle
+            const std::vector<double> us = timer.medians_us(bytes, side_by_side, [&] { rank.barrier(); }, kWarmMs);
+            fused_us = us[0];
+            gemm_us = us[1];
+            persistent_us = us[2];
+            if (us.size() > 3) cublas_us = us[3];
           }
           rank.barrier();  // every rank's Result is in
           if (me == 0) {
@@ -375,14 +411,16 @@ int main(int argc, char** argv) {
               if (measured) std::snprintf(text, sizeof text, format, value);
               return std::string(text);
             };
-            std::printf("%-18s %-9s %-16s %5d %5d %4d %9s %10s %9s %8s %10s %13s %9s %5s\n", mode.c_str(),
+            std::printf("%-18s %-9s %-16s %5d %5d %4d %9s %10s %9s %9s %8s %10s %13s %12s %9s %5s\n", mode.c_str(),
                         tiles_name(tiles).c_str(), s.text().c_str(), world, grid, config.comm_programs,
                         figure(opt.bench, "%.3f", gemm_us / 1e3).c_str(),
                         figure(opt.bench, "%.3f", persistent_us / 1e3).c_str(),
+                        figure(cublas_us > 0, "%.3f", cublas_us / 1e3).c_str(),
                         figure(opt.bench, "%.3f", fused_us / 1e3).c_str(),
                         figure(opt.bench, "%.1f", flops / fused_us / 1e6).c_str(),
                         figure(opt.bench, "%.3f", fused_us / gemm_us).c_str(),
                         figure(opt.bench, "%.3f", fused_us / persistent_us).c_str(),
+                        figure(cublas_us > 0, "%.3f", fused_us / cublas_us).c_str(),
                         figure(opt.validate, "%.2e", all.max_error / all.max_ref).c_str(),
                         !opt.validate ? "-" : all.wrong ? "WRONG" : "ok");
             std::fflush(stdout);

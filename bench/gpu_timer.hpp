@@ -1,6 +1,7 @@
 // How the benchmarks (nccl_bench, p2p_bench, fused_bench) time an operation:
 // back-to-back calls on one stream between two GPU events, after warm-up, and
-// the median of five such timings. Back-to-back calls keep the launch gaps out
+// the median of five such timings (of fifteen, for several operations timed
+// side by side: medians_us). Back-to-back calls keep the launch gaps out
 // of the figure at large sizes; at small sizes the time per call is the latency
 // of a call that follows another.
 //
@@ -52,19 +53,44 @@ class GpuTimer {
   // calls, then five timings of calls_for(bytes) calls; `before` runs ahead of
   // the warm-up and of every timing (a host barrier between ranks, say).
   double median_us(std::size_t bytes, const std::function<void()>& f, const std::function<void()>& before = [] {}) {
+    return medians_us(bytes, {f}, before, 0)[0];
+  }
+
+  // The same for several operations side by side: the timings go round them,
+  // each round starting one further on, so that a drift of the GPU's state
+  // (its clocks fall within milliseconds of full load, as its power limit
+  // holds them: docs/performance.md) weighs on every one alike; the median per
+  // operation. Before the timings, the operations run in turn for at least
+  // warm_ms of GPU time, so that every timing sees the clocks of sustained load.
+  std::vector<double> medians_us(std::size_t bytes, const std::vector<std::function<void()>>& fs,
+                                 const std::function<void()>& before, double warm_ms) {
     const int calls = calls_for(bytes);
+    const std::size_t n = fs.size();
     before();
-    for (int i = 0; i < 3; ++i) f();
-    synchronize();
-    std::vector<double> times;
-    for (int rep = 0; rep < 5; ++rep) {
-      before();
+    start();
+    for (int i = 0; i < 3; ++i)
+      for (const auto& f : fs) f();
+    for (double warmed = elapsed_ms(); warmed < warm_ms; warmed += elapsed_ms()) {
       start();
-      for (int i = 0; i < calls; ++i) f();
-      times.push_back(elapsed_ms() * 1e3 / calls);
+      for (const auto& f : fs) f();
     }
-    std::sort(times.begin(), times.end());
-    return times[times.size() / 2];
+    synchronize();
+    std::vector<std::vector<double>> times(n);
+    for (std::size_t round = 0; round < 5 * (n > 1 ? 3 : 1); ++round) {
+      for (std::size_t j = 0; j < n; ++j) {
+        const std::size_t which = (round + j) % n;
+        before();
+        start();
+        for (int i = 0; i < calls; ++i) fs[which]();
+        times[which].push_back(elapsed_ms() * 1e3 / calls);
+      }
+    }
+    std::vector<double> medians;
+    for (std::vector<double>& t : times) {
+      std::sort(t.begin(), t.end());
+      medians.push_back(t[t.size() / 2]);
+    }
+    return medians;
   }
 
  private:
