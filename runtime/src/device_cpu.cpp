@@ -54,7 +54,11 @@ std::string where(int rank, int program_id) {
 
 WaitScope::WaitScope() {
   if (tls_world != nullptr) {
-    tls_world->ranks[tls_rank].activity.store(pack(Activity::waiting, 0), std::memory_order_release);
+    PerRank& me = tls_world->ranks[tls_rank];
+    me.checking_round = 0;
+    me.round_read = 0;
+    me.activity_seen.resize(tls_world->ranks.size());
+    me.activity.store(pack(Activity::waiting, ++me.waits), std::memory_order_release);
   }
 }
 
@@ -64,17 +68,68 @@ WaitScope::~WaitScope() {
   }
 }
 
+namespace {
+
+// The hang check of a rank in wait_until when some other ranks wait in
+// wait_until too: those may still leave, if what they wait for was written
+// before every rank stopped writing, so each of them must read its own
+// condition false once more, after the check has seen every rank stop. A
+// round: the checking rank reads every activity word (acquiring what each rank
+// wrote before it blocked), then draws a round number; every rank in wait_until
+// reads the round number at the end of each poll and, having read its condition
+// false since (the loop of wait_until re-reads it before the next poll), stores
+// it in false_in_round; the round concludes once every waiting rank has
+// confirmed it with the same activity word as at the start -- nobody moved, so
+// nobody wrote in between, and no condition can become true any more. Spread
+// over polls, so that ranks that check at the same time confirm each other's
+// rounds.
+bool waiting_ranks_stuck(World& w, int me_rank) {
+  PerRank& me = w.ranks[me_rank];
+  if (me.checking_round == 0) {
+    bool others_waiting = false;
+    for (int o = 0; o < w.size; ++o) {
+      if (o == me_rank) continue;
+      const std::uint64_t word = w.ranks[o].activity.load(std::memory_order_acquire);
+      if (kind_of(word) == Activity::waiting) {
+        others_waiting = true;
+      } else if (!w.blocked_on(me_rank, o, false)) {
+        return false;
+      }
+      me.activity_seen[o] = word;
+    }
+    if (!others_waiting) return true;
+    me.checking_round = w.check_rounds.fetch_add(1, std::memory_order_acq_rel) + 1;
+    return false;
+  }
+  for (int o = 0; o < w.size; ++o) {
+    if (o != me_rank && kind_of(me.activity_seen[o]) == Activity::waiting &&
+        w.ranks[o].false_in_round.load(std::memory_order_acquire) < me.checking_round) {
+      return false;  // not confirmed yet: the next poll looks again
+    }
+  }
+  me.checking_round = 0;  // concluded either way: a rank that moved makes the next poll start a new round
+  for (int o = 0; o < w.size; ++o) {
+    if (o != me_rank && w.ranks[o].activity.load(std::memory_order_acquire) != me.activity_seen[o]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 bool wait_poll() {
   World* w = tls_world;
   if (w == nullptr) return false;  // not a rank thread: nothing to check against
   if (w->is_aborted()) w->throw_aborted(tls_rank);
-  // Only ranks that are running or waiting themselves could still write memory. The
-  // acquire loads in blocked_on make everything those ranks wrote before blocking
-  // visible, which is why the caller's final re-read of its condition is conclusive.
-  for (int o = 0; o < w->size; ++o) {
-    if (o != tls_rank && !w->blocked_on(tls_rank, o, false)) return false;
-  }
-  return true;
+  PerRank& me = w->ranks[tls_rank];
+  // The caller read its condition false after the last poll read round_read.
+  if (me.round_read != 0) me.false_in_round.store(me.round_read, std::memory_order_release);
+  // Only ranks that are running, or in wait_until with a condition that became
+  // true, could still write memory. The acquire loads make everything those
+  // ranks wrote before blocking visible, which is why the caller's final
+  // re-read of its condition is conclusive.
+  const bool stuck = waiting_ranks_stuck(*w, tls_rank);
+  me.round_read = w->check_rounds.load(std::memory_order_acquire);
+  return stuck;
 }
 
 void wait_deadlock(const void* p, Cmp op, const std::string& value) {

@@ -40,8 +40,9 @@ struct BarrierState {
 namespace detail {
 
 // What a rank is doing, packed into one word (kind << 56 | count) so that it can be
-// read atomically. `count` says *which* collective call / device barrier a blocked
-// rank is in, which is what tells a stale state from a real one.
+// read atomically. `count` says *which* collective call / device barrier /
+// wait_until a blocked rank is in, which is what tells a stale state from a real
+// one, and a word read twice the same from a rank that moved on in between.
 enum class Activity : std::uint64_t { running = 0, waiting = 1, device_barrier = 2, host_collective = 3, finished = 4 };
 constexpr std::uint64_t pack(Activity a, std::uint64_t count) { return static_cast<std::uint64_t>(a) << 56 | count; }
 constexpr Activity kind_of(std::uint64_t word) { return static_cast<Activity>(word >> 56); }
@@ -49,9 +50,19 @@ constexpr std::uint64_t count_of(std::uint64_t word) { return word & ((std::uint
 
 struct alignas(64) PerRank {
   std::atomic<std::uint64_t> activity{pack(Activity::running, 0)};
+  // The last round of the hang detector (World::check_rounds) in which this
+  // rank, in wait_until, read its condition false after reading the round number.
+  std::atomic<std::uint64_t> false_in_round{0};
   // Written only by the rank's own thread.
   std::uint64_t collectives = 0;  // host collective calls entered
   std::uint64_t barriers = 0;     // device barriers entered
+  std::uint64_t waits = 0;        // wait_until calls that blocked
+  // The hang check of the wait_until this rank is in (wait_poll): the round it
+  // started (0: none), the others' activity words when it started, and the
+  // round number read at the end of the last poll.
+  std::uint64_t checking_round = 0;
+  std::vector<std::uint64_t> activity_seen;
+  std::uint64_t round_read = 0;
 };
 
 struct World {
@@ -79,6 +90,7 @@ struct World {
 
   // Hang detection: is rank `other` blocked until `me` does something it has not done
   // yet? `me` must be the calling rank (its own counters are read without atomics).
+  // A rank in wait_until is not: whether it can still leave is for wait_poll to find.
   bool blocked_on(int me, int other, bool me_in_barrier) const;
   std::string describe_activity(int r) const;
 
@@ -92,6 +104,8 @@ struct World {
   BarrierState device_barrier;
   RaceDetector races;  // checked mode's; the device barrier and host collectives keep its clocks
   std::atomic<bool> aborted{false};
+  // Rounds of the hang detector's check among ranks in wait_until (wait_poll).
+  std::atomic<std::uint64_t> check_rounds{0};
 
   ThreadRendezvous rendezvous;  // of the host collective calls; its lock also guards first_error
   HeapAllocator allocator;

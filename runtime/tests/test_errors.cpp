@@ -256,6 +256,76 @@ TEST_CASE("hang detection: waits that can never end become errors") {
   }
 }
 
+namespace {
+// How many of the ranks of a world of `ranks` the message says wait in wait_until.
+int ranks_named_waiting(const std::string& msg, int ranks) {
+  int named = 0;
+  for (int r = 0; r < ranks; ++r) named += contains(msg, "rank " + std::to_string(r) + " waits in wait_until") ? 1 : 0;
+  return named;
+}
+}  // namespace
+
+TEST_CASE("hang detection: ranks that all wait in wait_until for each other are a deadlock") {
+  for (int ranks : {2, 3, 4, 8}) {
+    CAPTURE(ranks);
+    SUBCASE("a ring: every rank waits for the next one") {
+      const std::string msg = error_of([&] {
+        iris::run_threads(ranks, kHeap, [&](iris::Rank& r) {
+          int* flag = r.allocate<int>(1);
+          iris::launch(r.device_context(), 1, [&](int, int) {
+            iris::wait_until<Sem::acquire, Scope::sys>(flag, Cmp::eq, 1);  // the next rank never sets it
+          });
+        });
+      });
+      CAPTURE(msg);
+      CHECK(contains(msg, "iris: deadlock in wait_until(*"));
+      CHECK(ranks_named_waiting(msg, ranks) == ranks - 1);  // all but the one that reports
+    }
+    SUBCASE("one rank skips the kernel the others wait in") {
+      // Ranks 0 .. W-2 wait for a flag that the last rank would set in the
+      // kernel it skips; it waits in the host barrier after the kernel.
+      const std::string msg = error_of([&] {
+        iris::run_threads(ranks, kHeap, [&](iris::Rank& r) {
+          int* flag = r.allocate<int>(1);
+          if (r.rank() != r.world_size() - 1) {
+            iris::launch(r.device_context(), 1,
+                         [&](int, int) { iris::wait_until<Sem::acquire, Scope::sys>(flag, Cmp::eq, 1); });
+          }
+          r.barrier();
+        });
+      });
+      CAPTURE(msg);
+      CHECK(contains(msg, "iris: deadlock in wait_until(*"));
+      CHECK(contains(msg, "rank " + std::to_string(ranks - 1) + " waits in host collective call #2"));
+      CHECK(ranks_named_waiting(msg, ranks) == ranks - 2);
+    }
+  }
+}
+
+TEST_CASE("hang detection: no false alarm on a rank in wait_until whose signal was sent before its sender waits") {
+  // Rank 0 sets rank 1's flag and at once waits for rank 1's answer: for a
+  // moment both wait in wait_until, rank 1 not yet having looked at its flag
+  // (it sleeps between looks after a long wait). Rank 1 must be seen to leave.
+  // Repeated to hit the race; with 3 ranks, rank 2 has returned.
+  for (int i = 0; i < 40; ++i) {
+    const int ranks = 2 + i % 2;
+    CHECK_NOTHROW(iris::run_threads(ranks, 4096, [&](iris::Rank& r) {
+      int* flag = r.allocate<int>(1);
+      const iris::DeviceContext ctx = r.device_context();
+      iris::launch(ctx, 1, [&](int, int) {
+        if (r.rank() == 0) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(2));  // rank 1 is long asleep in its wait
+          iris::signal_set<Sem::release, Scope::sys>(iris::translate(flag, 1, ctx), 1);
+          iris::wait_until<Sem::acquire, Scope::sys>(flag, Cmp::eq, 1);
+        } else if (r.rank() == 1) {
+          iris::wait_until<Sem::acquire, Scope::sys>(flag, Cmp::eq, 1);
+          iris::signal_set<Sem::release, Scope::sys>(iris::translate(flag, 0, ctx), 1);
+        }
+      });
+    }));
+  }
+}
+
 TEST_CASE("hang detection: no false alarm when the signal comes just before the signaller stops") {
   // The signaller sets the flag and returns at once, or enters a host barrier at once;
   // the waiter must see the flag rather than report a deadlock. Repeated to hit the race.

@@ -109,10 +109,12 @@ class WaitScope {
   WaitScope& operator=(const WaitScope&) = delete;
 };
 
-// The slow check of a wait_until loop: throws if the world was aborted; returns true
-// if no other rank can write memory any more (all returned, or blocked in a host
-// collective or device barrier that needs this rank first). The caller then re-reads
-// its condition once more and, if it still fails, calls wait_deadlock.
+// The slow check of a wait_until loop, called after each re-read of the condition
+// that found it false: throws if the world was aborted; returns true if no other
+// rank can write memory any more (each returned, blocked in a host collective or
+// device barrier that needs this rank first, or in wait_until with a condition
+// that stays false). The caller then re-reads its condition once more and, if it
+// still fails, calls wait_deadlock.
 bool wait_poll();
 [[noreturn]] void wait_deadlock(const void* p, Cmp op, const std::string& value);
 
