@@ -9,6 +9,8 @@
 //   before_barrier(r)                       what a host barrier waits for first (a
 //                                           GPU: the rank's device work)
 //   multiprocessor_count(r)                 rank r's device's
+//   allocation_table(r)                     the live allocations as rank r's last
+//                                           collective call left them
 #pragma once
 
 #include <cstddef>
@@ -16,6 +18,7 @@
 #include <string>
 
 #include "collective.hpp"
+#include "iris/checked.hpp"
 #include "iris/host.hpp"
 
 namespace iris {
@@ -45,6 +48,20 @@ void Rank::agree(const std::string& call) { world_->collective(rank_, detail::Co
 
 std::uint64_t Rank::from_rank0(std::uint64_t value) {
   return world_->collective(rank_, detail::CollectiveCall::from_rank0(value));
+}
+
+// The table changes only in a collective call, which every rank must have
+// entered: it stands still while this rank is outside one.
+std::optional<Rank::Allocation> Rank::allocation_of(const void* p) const {
+  const auto address = reinterpret_cast<std::uintptr_t>(p);
+  const auto base = reinterpret_cast<std::uintptr_t>(heap_base(rank_));
+  if (address < base || address - base >= world_->heap_size) return std::nullopt;
+  const AllocationTable& table = world_->allocation_table(rank_);
+  if (table.count < 0) return std::nullopt;
+  const std::uint64_t offset = address - base;
+  const int block = detail::allocation_before(table, offset);
+  if (block < 0 || offset >= table.end[block]) return Allocation{0, offset, 0};
+  return Allocation{table.number[block], offset - table.begin[block], table.end[block] - table.begin[block]};
 }
 
 int Rank::multiprocessor_count() const { return world_->multiprocessor_count(rank_); }

@@ -78,6 +78,7 @@ struct World {
   void heap_changed(int) {}
   void before_barrier(int) {}
   int multiprocessor_count(int) const { return 1; }
+  const AllocationTable& allocation_table(int) const { return allocator.table(); }
   // After the rank threads have joined (run_rank_threads): nothing is left running.
   void finish() {}
 

@@ -207,6 +207,21 @@ namespace detail {
 
 using library::fail;
 
+// Whether `e` is one of the enumerators `names` names (a cast may make any value).
+template <class E, std::size_t N>
+constexpr bool enumerated(E e, const char* const (&)[N]) {
+  const auto value = static_cast<long long>(e);
+  return value >= 0 && value < static_cast<long long>(N);
+}
+// An enumerator's name, or "Op(99)" for a value that is none.
+template <class E, std::size_t N>
+std::string text_of(E e, const char* const (&names)[N], const char* type) {
+  return enumerated(e, names) ? names[static_cast<int>(e)]
+                              : std::string(type) + "(" + std::to_string(static_cast<long long>(e)) + ")";
+}
+inline std::string text_of(Op op) { return text_of(op, kOpNames, "Op"); }
+inline std::string text_of(Algorithm a) { return text_of(a, kAlgorithmNames, "Algorithm"); }
+
 template <class T>
 constexpr const char* type_name() {
   if constexpr (std::is_same_v<T, float>) return "f32";
@@ -237,7 +252,7 @@ struct Call {
   const char* type;
   std::size_t element_bytes;
   std::size_t count;
-  const char* reduction = nullptr;  // the Op of reductions
+  std::optional<Op> reduction;  // of the reductions
   int root = -1;                    // broadcast's
 };
 
@@ -255,10 +270,10 @@ inline bool overlap(const Buffer& a, const Buffer& b, std::size_t element_bytes)
 
 inline std::string describe(const Call& call, const Plan& plan) {
   std::string text = std::string(call.op) + "(" + call.type;
-  if (call.reduction != nullptr) text += std::string(", ") + call.reduction;
+  if (call.reduction) text += ", " + text_of(*call.reduction);
   text += ", " + std::to_string(call.count) + " elements";
   if (call.root >= 0) text += ", root " + std::to_string(call.root);
-  return text + ", " + name_of(plan.algorithm) + ", block " + std::to_string(plan.block) + ")";
+  return text + ", " + text_of(plan.algorithm) + ", block " + std::to_string(plan.block) + ")";
 }
 
 // The checks every call makes, then the plan: the config's algorithm and
@@ -270,6 +285,12 @@ Plan checked_plan(const Rank& rank, const Call& call, const Config& config, bool
                   Scratch&& scratch_elements) {
   const int world = rank.world_size();
   const char* op = call.op;
+  if (!enumerated(config.algorithm, kAlgorithmNames)) {
+    fail(op, "config.algorithm = " + text_of(config.algorithm) + " is not an iris::ccl::Algorithm");
+  }
+  if (call.reduction && !enumerated(*call.reduction, kOpNames)) {
+    fail(op, "op = " + text_of(*call.reduction) + " is not an iris::ccl::Op (sum, max or min)");
+  }
   if (config.algorithm != Algorithm::automatic && !offers(call.collective, config.algorithm)) {
     fail(op, std::string("config.algorithm = ") + name_of(config.algorithm) + " is not one of " +
                  name_of(call.collective) + "'s algorithms");
@@ -308,6 +329,14 @@ Plan checked_plan(const Rank& rank, const Call& call, const Config& config, bool
   if (call.count == 0) return plan;
 
   for (const Buffer& b : buffers(plan)) library::check_pointer(op, b.name, b.p);
+  for (auto i = listed.begin(); i != listed.end(); ++i) {
+    for (auto j = std::next(i); j != listed.end(); ++j) {
+      if (overlap(*i, *j, call.element_bytes) && (i->p != j->p || i->elements != j->elements)) {
+        fail(op, std::string(i->name) + " and " + j->name + " overlap without being the same buffer: " +
+                     "in place, " + j->name + " must be " + i->name);
+      }
+    }
+  }
   if (in_place && !works_in_place(call.collective, plan.algorithm)) {
     fail(op, std::string(listed[0].name) + " and " + listed[1].name + " overlap: in place (" +
                  name_of(plan.algorithm) + ") is not allowed; " +
@@ -319,19 +348,23 @@ Plan checked_plan(const Rank& rank, const Call& call, const Config& config, bool
                  ") is more than the kernels index (" + std::to_string(kMaxElements) + " elements)");
   }
   for (const Buffer& b : buffers(plan)) {
-    if (!b.shared) continue;
-    library::check_heap(op, rank, b.name, b.p, b.elements * call.element_bytes,
-               (std::string("other ranks reach it (") + name_of(plan.algorithm) + ")").c_str());
+    if (b.shared) {
+      library::check_heap(op, rank, b.name, b.p, b.elements * call.element_bytes,
+                          (std::string("other ranks reach it (") + name_of(plan.algorithm) + ")").c_str());
+    }
+    library::check_allocation(op, rank, b.name, b.p, b.elements * call.element_bytes);
   }
   return plan;
 }
 
-// The checks, then the ranks' comparison of the call (each rank's text with
-// its verdict, so that a rank whose check failed where others passed shows):
+// The checks, then the ranks' comparison of the call and its workspace (each
+// rank's text with its verdict, so that a rank whose check failed where others
+// passed shows):
 // every rank returns the same plan or throws the same error.
 template <class Buffers, class Scratch>
-Plan agreed_plan(Rank& rank, const Call& call, const Config& config, bool divides, Buffers&& buffers,
+Plan agreed_plan(Workspace& ws, const Call& call, const Config& config, bool divides, Buffers&& buffers,
                  Scratch&& scratch_elements) {
+  Rank& rank = ws.rank();
   std::optional<Plan> checked;
   std::string error;
   try {
@@ -343,7 +376,11 @@ Plan agreed_plan(Rank& rank, const Call& call, const Config& config, bool divide
   const Plan plan = checked.value_or(Plan{config.algorithm, config.block});
   if (config.compare_calls) {
     try {
-      rank.agree(error.empty() ? describe(call, plan) : describe(call, plan) + " failing: " + error);
+      // The workspace by the allocation of its words, the same on every rank for one workspace.
+      const std::optional<Rank::Allocation> words = rank.allocation_of(ws.sync());
+      const std::string text = describe(call, plan) + " through the workspace at allocation #" +
+                               std::to_string(words ? words->number : 0);
+      rank.agree(error.empty() ? text : text + " failing: " + error);
     } catch (const Error& e) {
       fail(call.op, e.what());
     }
@@ -371,7 +408,7 @@ std::optional<Config> tuned([[maybe_unused]] Rank& rank, [[maybe_unused]] const 
     for (int block : kBlocks) candidates.push_back({static_cast<Algorithm>(a), block, config.compare_calls});
   }
   std::string key = std::string(call.op) + "(" + call.type;
-  if (call.reduction != nullptr) key += std::string(", ") + call.reduction;
+  if (call.reduction) key += ", " + text_of(*call.reduction);
   key += ", " + std::to_string(call.count) + " elements";
   if (call.root >= 0) key += ", root " + std::to_string(call.root);
   key += ", " + std::to_string(rank.world_size()) + " ranks)";
@@ -420,7 +457,7 @@ void exchange(Workspace& ws, const Call& call, const T* input, std::size_t input
               const Config& config) {
   Rank& rank = ws.rank();
   const Plan plan = agreed_plan(
-      rank, call, config, true,
+      ws, call, config, true,
       [&](const Plan& p) {
         return std::array<Buffer, 2>{{{"input", input, input_count, p.algorithm == Algorithm::one_shot},
                                       {"output", output, call.count, p.algorithm == Algorithm::push}}};
@@ -470,9 +507,9 @@ void all_reduce(Workspace& ws, const T* input, T* output, std::size_t count, Op 
   const int world = rank.world_size();
   const std::size_t chunk = static_cast<std::size_t>(library::ceil_div(static_cast<std::int64_t>(count), world));
   const detail::Call call{"iris::ccl::all_reduce", Collective::all_reduce, detail::type_name<T>(), sizeof(T), count,
-                          name_of(op)};
+                          op};
   const detail::Plan plan = detail::agreed_plan(
-      rank, call, config, false,
+      ws, call, config, false,
       [&](const detail::Plan& p) {
         const bool loads = p.algorithm == Algorithm::one_shot || p.algorithm == Algorithm::two_shot;
         const bool stores = p.algorithm == Algorithm::two_shot || p.algorithm == Algorithm::ring;
@@ -493,9 +530,9 @@ void all_reduce(Workspace& ws, const T* input, T* output, std::size_t count, Op 
                                                       : count),
                                               plan.block);
   if (plan.algorithm == Algorithm::push) {
-    ws.reserve(static_cast<std::size_t>(world * tiles), world * count * sizeof(T));
+    ws.reserve(call.op, static_cast<std::size_t>(world * tiles), world * count * sizeof(T));
   } else if (plan.algorithm == Algorithm::ring) {
-    ws.reserve(static_cast<std::size_t>(2 * (world - 1) * tiles), (world - 1) * chunk * sizeof(T));
+    ws.reserve(call.op, static_cast<std::size_t>(2 * (world - 1) * tiles), (world - 1) * chunk * sizeof(T));
   }
   ws.count_call();
   const DeviceContext ctx = rank.device_context();
@@ -546,9 +583,9 @@ void reduce_scatter(Workspace& ws, const T* input, T* output, std::size_t count,
   const int world = rank.world_size();
   const std::size_t block = count / static_cast<std::size_t>(world);
   const detail::Call call{"iris::ccl::reduce_scatter", Collective::reduce_scatter, detail::type_name<T>(), sizeof(T),
-                          count, name_of(op)};
+                          count, op};
   const detail::Plan plan = detail::agreed_plan(
-      rank, call, config, true,
+      ws, call, config, true,
       [&](const detail::Plan& p) {
         return std::array<detail::Buffer, 2>{
             {{"input", input, count, p.algorithm == Algorithm::one_shot}, {"output", output, block, false}}};
@@ -560,7 +597,7 @@ void reduce_scatter(Workspace& ws, const T* input, T* output, std::size_t count,
   }
   if (count == 0) return;
   const std::int64_t tiles = library::ceil_div(static_cast<std::int64_t>(block), plan.block);
-  if (plan.algorithm == Algorithm::push) ws.reserve(static_cast<std::size_t>(world * tiles), count * sizeof(T));
+  if (plan.algorithm == Algorithm::push) ws.reserve(call.op, static_cast<std::size_t>(world * tiles), count * sizeof(T));
   ws.count_call();
   const DeviceContext ctx = rank.device_context();
   const int n = static_cast<int>(block);
@@ -597,7 +634,7 @@ void broadcast(Workspace& ws, T* buffer, std::size_t count, int root, Stream str
   detail::Call call{"iris::ccl::broadcast", Collective::broadcast, detail::type_name<T>(), sizeof(T), count};
   call.root = root;
   const detail::Plan plan = detail::agreed_plan(
-      rank, call, config, false,
+      ws, call, config, false,
       [&](const detail::Plan&) { return std::array<detail::Buffer, 1>{{{"buffer", buffer, count, true}}}; },
       [](const detail::Plan&) { return std::size_t(0); });
   // (Repeatable: the root's buffer does not change.)
@@ -622,7 +659,7 @@ inline void barrier(Workspace& ws, Stream stream = {}, const Config& config = {}
   Rank& rank = ws.rank();
   const detail::Call call{"iris::ccl::barrier", Collective::barrier, "-", 1, 0};
   (void)detail::agreed_plan(
-      rank, call, config, false, [](const detail::Plan&) { return std::array<detail::Buffer, 0>{}; },
+      ws, call, config, false, [](const detail::Plan&) { return std::array<detail::Buffer, 0>{}; },
       [](const detail::Plan&) { return std::size_t(0); });
   ws.count_call();
   kernels::ccl_barrier::launch({1}, rank.device_context(), ws.sync(), stream);

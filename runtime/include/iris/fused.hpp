@@ -339,7 +339,7 @@ void matmul_all_scatter(FusedWorkspace& ws, const T* a, const T* b, T* c, int m,
   const std::int64_t tiles = detail::ceil_div(m, config.block_m) * detail::ceil_div(n_local, config.block_n);
   const bool split = config.comm_programs > 0;
   const int grid = detail::grid_of(op, rank, config, tiles, split);
-  if (split) ws.reserve(static_cast<std::size_t>(tiles), 0);
+  if (split) ws.reserve(op, static_cast<std::size_t>(tiles), 0);
   ws.count_call();
   const DeviceContext ctx = rank.device_context();
   detail::with_tiles(config, [&](auto tiles_type) {
@@ -386,7 +386,7 @@ void matmul_all_reduce(FusedWorkspace& ws, const T* a, const T* b, T* c, int m, 
                          a, b, c);
   const std::int64_t tiles = detail::ceil_div(m, config.block_m) * detail::ceil_div(n, config.block_n);
   const int grid = detail::grid_of(op, rank, config, tiles, true);
-  ws.reserve(static_cast<std::size_t>(tiles * world),
+  ws.reserve(op, static_cast<std::size_t>(tiles * world),
              std::size_t(world) * std::size_t(m) * std::size_t(n) * sizeof(float));
   ws.count_call();
   const DeviceContext ctx = rank.device_context();
@@ -426,7 +426,7 @@ void matmul_reduce_scatter(FusedWorkspace& ws, const T* a, const T* b, T* c, int
                          a, b, c);
   const std::int64_t tiles = world * detail::ceil_div(m_local, config.block_m) * detail::ceil_div(n, config.block_n);
   const int grid = detail::grid_of(op, rank, config, tiles, true);
-  ws.reserve(static_cast<std::size_t>(tiles * world), std::size_t(m) * std::size_t(n) * sizeof(float));
+  ws.reserve(op, static_cast<std::size_t>(tiles * world), std::size_t(m) * std::size_t(n) * sizeof(float));
   ws.count_call();
   const DeviceContext ctx = rank.device_context();
   detail::with_tiles(config, [&](auto tiles_type) {
@@ -474,7 +474,7 @@ void all_gather_matmul(FusedWorkspace& ws, const T* a, const T* b, T* c, int m, 
   const std::int64_t tiles = row_tiles * detail::ceil_div(n, config.block_n);
   const int grid = detail::grid_of(op, rank, config, tiles, push);
   if (push) {
-    ws.reserve(static_cast<std::size_t>(row_tiles * detail::ceil_div(k, config.block_k)),
+    ws.reserve(op, static_cast<std::size_t>(row_tiles * detail::ceil_div(k, config.block_k)),
                std::size_t(m) * std::size_t(k) * sizeof(T));
   }
   ws.count_call();

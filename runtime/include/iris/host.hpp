@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -102,6 +103,21 @@ class Rank {
   std::uint64_t from_rank0(std::uint64_t value);
 
   DeviceContext device_context() const;
+
+  // The live heap allocation that holds `p`, by which the host libraries
+  // check their buffers: its number (1 for the run's first allocate call, 2
+  // for the second, ...), p's byte offset in it and its size as asked of
+  // allocate; number 0 where p is in this rank's heap but in no live
+  // allocation (freed, or in the padding after one), with p's offset in the
+  // heap. Nothing where p is not in this rank's heap, or while more
+  // allocations are live than the runtime keeps a table of
+  // (AllocationTable::kCapacity).
+  struct Allocation {
+    std::uint64_t number;
+    std::size_t offset;
+    std::size_t bytes;
+  };
+  std::optional<Allocation> allocation_of(const void* p) const;
 
   // How many program instances run at once on this rank's device: its
   // multiprocessor count (SMs, CUs), the grid size of a persistent kernel

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <string>
 
 namespace iris {
@@ -64,21 +65,31 @@ class Workspace {
   }
 
   // For the libraries (iris::ops, iris::ccl). Makes room for `flags` flags and
-  // `scratch_bytes` of scratch: collective where it grows (the same sizes on
-  // every rank, as the arguments of the calls are).
-  void reserve(std::size_t flags, std::size_t scratch_bytes) {
+  // `scratch_bytes` of scratch for the call `op`: collective where it grows
+  // (the same sizes on every rank, as the arguments of the calls are). A heap
+  // too small for them is an iris::Error that names `op`.
+  void reserve(const char* op, std::size_t flags, std::size_t scratch_bytes) {
     if (flags <= flag_count_ && scratch_bytes <= scratch_bytes_) return;
     rank_.barrier();  // every rank's earlier calls have completed: nobody uses the old buffers
-    if (flags > flag_count_) {
-      rank_.free(flags_);
-      flags_ = rank_.allocate<std::int64_t>(flags);
-      flag_count_ = flags;
-      zero(flags_, flags * sizeof(std::int64_t));  // below every epoch to come
-    }
-    if (scratch_bytes > scratch_bytes_) {
-      rank_.free(scratch_);
-      scratch_ = rank_.allocate(scratch_bytes);
-      scratch_bytes_ = scratch_bytes;
+    try {  // each old buffer forgotten once freed, so that a failed allocate leaves none to free twice
+      if (flags > flag_count_) {
+        rank_.free(flags_);
+        flags_ = nullptr;
+        flag_count_ = 0;
+        flags_ = rank_.allocate<std::int64_t>(flags);
+        flag_count_ = flags;
+        zero(flags_, flags * sizeof(std::int64_t));  // below every epoch to come
+      }
+      if (scratch_bytes > scratch_bytes_) {
+        rank_.free(scratch_);
+        scratch_ = nullptr;
+        scratch_bytes_ = 0;
+        scratch_ = rank_.allocate(scratch_bytes);
+        scratch_bytes_ = scratch_bytes;
+      }
+    } catch (const Error& e) {
+      throw Error(std::string(op) + ": the workspace's " + std::to_string(flags) + " flags and " +
+                  std::to_string(scratch_bytes) + " bytes of scratch do not fit in the symmetric heap: " + e.what());
     }
     rank_.barrier();  // every rank's flags are zero before any rank sets one
   }
@@ -145,6 +156,23 @@ inline void check_heap(const char* op, const Rank& rank, const char* name, const
   fail(op, std::string(name) + " (" + where + ", " + std::to_string(bytes) + " bytes) " +
                (in_heap(rank, first) ? "runs past the end of" : "is not in") + " rank " + std::to_string(rank.rank()) +
                "'s symmetric heap, but " + why + ": allocate it with Rank::allocate (the same call on every rank)");
+}
+
+// A buffer of `bytes` at `p`, where p is in the calling rank's symmetric
+// heap, must lie in a live allocation, from p to no further than its end.
+// (Elsewhere -- any memory of the device -- its size is not known.) The
+// message names heap offsets, not addresses, so that it is the same on every
+// rank that makes the same call.
+inline void check_allocation(const char* op, const Rank& rank, const char* name, const void* p, std::size_t bytes) {
+  const std::optional<Rank::Allocation> a = rank.allocation_of(p);
+  if (!a || (a->number != 0 && bytes <= a->bytes - a->offset)) return;
+  const std::string buffer = std::string(name) + " (" + std::to_string(bytes) + " bytes";
+  if (a->number == 0) {
+    fail(op, buffer + " at byte " + std::to_string(a->offset) +
+                 " of the symmetric heap) is in no live allocation (freed, or past the end of one)");
+  }
+  fail(op, buffer + " from byte " + std::to_string(a->offset) + " of allocation #" + std::to_string(a->number) +
+               ") runs past the end of the allocation (" + std::to_string(a->bytes) + " bytes)");
 }
 
 }  // namespace library
