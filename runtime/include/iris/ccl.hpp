@@ -263,9 +263,7 @@ struct Plan {
 };
 
 inline bool overlap(const Buffer& a, const Buffer& b, std::size_t element_bytes) {
-  const char* a0 = static_cast<const char*>(a.p);
-  const char* b0 = static_cast<const char*>(b.p);
-  return a0 < b0 + b.elements * element_bytes && b0 < a0 + a.elements * element_bytes;
+  return library::overlap(a.p, a.elements * element_bytes, b.p, b.elements * element_bytes);
 }
 
 inline std::string describe(const Call& call, const Plan& plan) {
@@ -357,35 +355,18 @@ Plan checked_plan(const Rank& rank, const Call& call, const Config& config, bool
   return plan;
 }
 
-// The checks, then the ranks' comparison of the call and its workspace (each
-// rank's text with its verdict, so that a rank whose check failed where others
-// passed shows):
-// every rank returns the same plan or throws the same error.
+// The checks, then the ranks' comparison of the call and its workspace
+// (library::agree_on_call): every rank returns the same plan or throws the
+// same error.
 template <class Buffers, class Scratch>
 Plan agreed_plan(Workspace& ws, const Call& call, const Config& config, bool divides, Buffers&& buffers,
                  Scratch&& scratch_elements) {
-  Rank& rank = ws.rank();
   std::optional<Plan> checked;
-  std::string error;
-  try {
-    checked = checked_plan(rank, call, config, divides, buffers, scratch_elements);
-  } catch (const Error& e) {
-    error = e.what();
-  }
+  const std::string error = library::verdict_of(
+      [&] { checked = checked_plan(ws.rank(), call, config, divides, buffers, scratch_elements); });
   // A failed check describes the call as the config asked for it.
   const Plan plan = checked.value_or(Plan{config.algorithm, config.block});
-  if (config.compare_calls) {
-    try {
-      // The workspace by the allocation of its words, the same on every rank for one workspace.
-      const std::optional<Rank::Allocation> words = rank.allocation_of(ws.sync());
-      const std::string text = describe(call, plan) + " through the workspace at allocation #" +
-                               std::to_string(words ? words->number : 0);
-      rank.agree(error.empty() ? text : text + " failing: " + error);
-    } catch (const Error& e) {
-      fail(call.op, e.what());
-    }
-  }
-  if (!error.empty()) throw Error(error);
+  library::agree_on_call(ws, call.op, describe(call, plan), error, config.compare_calls);
   return plan;
 }
 

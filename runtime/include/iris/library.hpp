@@ -158,6 +158,13 @@ inline void check_heap(const char* op, const Rank& rank, const char* name, const
                "'s symmetric heap, but " + why + ": allocate it with Rank::allocate (the same call on every rank)");
 }
 
+// Whether the `a_bytes` at `a` and the `b_bytes` at `b` share a byte.
+inline bool overlap(const void* a, std::size_t a_bytes, const void* b, std::size_t b_bytes) {
+  const auto a0 = reinterpret_cast<std::uintptr_t>(a);
+  const auto b0 = reinterpret_cast<std::uintptr_t>(b);
+  return a0 < b0 + b_bytes && b0 < a0 + a_bytes;
+}
+
 // A buffer of `bytes` at `p`, where p is in the calling rank's symmetric
 // heap, must lie in a live allocation, from p to no further than its end.
 // (Elsewhere -- any memory of the device -- its size is not known.) The
@@ -173,6 +180,41 @@ inline void check_allocation(const char* op, const Rank& rank, const char* name,
   }
   fail(op, buffer + " from byte " + std::to_string(a->offset) + " of allocation #" + std::to_string(a->number) +
                ") runs past the end of the allocation (" + std::to_string(a->bytes) + " bytes)");
+}
+
+// What this rank's checks of a call say: the message of the iris::Error that
+// check() throws, or nothing where it passes.
+template <class Check>
+std::string verdict_of(Check&& check) {
+  try {
+    check();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return {};
+}
+
+// After the checks of the call `op` through `ws` (`error`: this rank's
+// verdict), where `compare`, the ranks compare `call` (the text that names the
+// call and the arguments that must agree), the workspace (by the allocation of
+// its words, the same on every rank for one workspace) and the verdict, so
+// that a rank whose check failed where others passed shows (Rank::agree). Every
+// rank then throws the same iris::Error: the comparison's where the ranks
+// differ (naming each rank's call), else the checks' where they failed.
+inline void agree_on_call(Workspace& ws, const char* op, const std::string& call, const std::string& error,
+                          bool compare) {
+  if (compare) {
+    Rank& rank = ws.rank();
+    try {
+      const std::optional<Rank::Allocation> words = rank.allocation_of(ws.sync());
+      const std::string text =
+          call + " through the workspace at allocation #" + std::to_string(words ? words->number : 0);
+      rank.agree(error.empty() ? text : text + " failing: " + error);
+    } catch (const Error& e) {
+      fail(op, e.what());
+    }
+  }
+  if (!error.empty()) throw Error(error);
 }
 
 }  // namespace library
