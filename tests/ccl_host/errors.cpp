@@ -12,9 +12,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
-#include <mutex>
 #include <string>
 #include <vector>
+
+#include "../library_errors.hpp"
 
 namespace {
 
@@ -155,14 +156,8 @@ const Hang kHangs[] = {
      }},
 };
 
-std::mutex report_lock;
-int failures = 0;
-
-void fail(int rank, const std::string& why) {
-  std::lock_guard<std::mutex> lock(report_lock);
-  ++failures;
-  std::fprintf(stderr, "FAILED: rank %d: %s\n", rank, why.c_str());
-}
+using library_errors::fail;
+using library_errors::failures;
 
 // Runs body(operands) on every rank of a world of `world`; the allocations'
 // numbers: #1 ws's words, #2 other_ws's, #3 heap_a, #4 heap_b, #5 heap_half.
@@ -188,16 +183,8 @@ void run(const Case& c, int world) {
     iris::Rank& rank = ws.rank();
     float* a = o.heap_a;
     float* b = o.heap_b;
-    std::string message = "<no iris::Error>";
-    try {
-      c.call(o);
-    } catch (const iris::Error& e) {
-      message = e.what();
-    }
-    if (message.rfind(c.prefix, 0) != 0 || message.find(c.expected) == std::string::npos) {
-      fail(rank.rank(), std::string(c.name) + ": got \"" + message + "\", expected \"" + c.prefix + "...\" with \"" +
-                            c.expected + "\"");
-    }
+    const std::string message = library_errors::message_of([&] { c.call(o); });
+    library_errors::expect_message(rank.rank(), c.name, message, c.prefix, c.expected);
     if (ws.calls() != 0) fail(rank.rank(), std::string(c.name) + ": a kernel was launched");
     iris::ccl::all_reduce(ws, a, b, kCount);  // still in step
     rank.barrier();
@@ -211,22 +198,16 @@ void run(const Case& c, int world) {
   });
 }
 
-// The run must end in a deadlock report of a rank in the kernels' wait_until.
+// The run must end in a deadlock report (library_errors::expect_deadlock).
 int run(const Hang& h, int world) {
   Config unchecked;
   unchecked.compare_calls = false;
-  std::string message = "<no iris::Error>";
-  try {
+  return library_errors::expect_deadlock(h.name, world, [&] {
     run_with_operands(world, [&](const Operands& o) {
       iris::ccl::all_reduce(o.ws, o.heap_a, o.heap_b, kCount, Op::sum, {}, unchecked);
       h.call(o, unchecked);
     });
-  } catch (const iris::Error& e) {
-    message = e.what();
-  }
-  const bool reported = message.rfind("iris: deadlock in wait_until(", 0) == 0;
-  std::printf("hang:%s on %d ranks: %s\n", h.name, world, reported ? "reported" : ("FAILED: " + message).c_str());
-  return reported ? 0 : 1;
+  });
 }
 
 }  // namespace
