@@ -315,6 +315,7 @@ int main(int argc, char** argv) {
           FusedConfig config = tiles;
           config.programs = programs_option;
           config.comm_programs = v.split ? comm : 0;
+          config.compare_calls = false;  // the kernels' time, without a host rendezvous per call (as nccl_bench's ccl rows)
           // The local GEMM, the call, and where the rank's result sits in C.
           struct Local {
             int m, n, k;

@@ -38,8 +38,16 @@
 // complete on every rank before any rank starts the call.
 //
 // Errors. Every argument is checked before anything is launched, the same way
-// on every rank, so that every rank throws the same iris::Error: a message that
-// starts with the operation's name ("iris::ops::matmul_all_scatter: ...").
+// on every rank: a matrix in the symmetric heap must fit in the live allocation
+// that holds it from its offset (Rank::allocation_of: not freed, not too
+// small), and the output may overlap no input. Then the ranks compare their
+// calls (Rank::agree: the operation, m, n, k, the config, the workspace by the
+// allocation of its words, and each rank's check's verdict), so that every
+// rank throws the same iris::Error, whose message starts with the operation's
+// name ("iris::ops::matmul_all_scatter: ..."), or, where the ranks' calls
+// differ (a k, a workspace, a call one rank skips), names what each rank
+// called. The comparison is a host rendezvous per call (no wait for the
+// device); FusedConfig::compare_calls = false leaves it out.
 #pragma once
 
 #include "iris/autotune.hpp"
@@ -92,6 +100,10 @@ struct FusedConfig {
   // communicate while the others compute; the grid is then N + min(tiles,
   // programs − N) programs, at least N + 1. The other operations take 0 only.
   int comm_programs = 0;
+  // Compare the call across the ranks before launching (Rank::agree: the
+  // operation, m, n, k, this config and the workspace): a host rendezvous per
+  // call. Leave it on until a program is known to be correct.
+  bool compare_calls = true;
 };
 
 using FusedWorkspace = Workspace;
@@ -272,24 +284,58 @@ struct Extent {
   std::int64_t rows, cols;
 };
 
-// An operand that other ranks reach: `name`, its `bytes`, and `why` they do.
-struct SharedOperand {
+// A matrix of the call: `name`, rows × cols elements at `p`; `output`: the
+// operation writes it; `shared`: why other ranks reach it (then it must be in
+// the symmetric heap), or null.
+struct Operand {
   const char* name;
   const void* p;
-  std::size_t bytes;
-  const char* why;
+  std::int64_t rows, cols;
+  bool output = false;
+  const char* shared = nullptr;
 };
 
-// The checks of an operation's matrices, in the order every operation makes
-// them: each extent fits i32 indexing, a, b and c are not null, and the
-// operand that other ranks reach, if any, lies in the symmetric heap.
-inline void check_operands(const char* op, const Rank& rank, std::initializer_list<Extent> extents, const void* a,
-                           const void* b, const void* c, const std::optional<SharedOperand>& shared = std::nullopt) {
-  for (const Extent& e : extents) check_elements(op, e.name, e.rows, e.cols);
-  check_pointer(op, "a", a);
-  check_pointer(op, "b", b);
-  check_pointer(op, "c", c);
-  if (shared) check_heap(op, rank, shared->name, shared->p, shared->bytes, shared->why);
+// The checks of an operation's matrices (a, b, c), of `element_bytes` each, in
+// the order every operation makes them: each one and each of `more` (the
+// scratch's extents) fits i32 indexing, none is null, one that other ranks
+// reach lies in the symmetric heap, one in the heap lies in a live allocation
+// (iris::library::check_allocation), and the output overlaps no input (a GEMM
+// does not work in place).
+inline void check_operands(const char* op, const Rank& rank, std::size_t element_bytes,
+                           std::initializer_list<Operand> operands, std::initializer_list<Extent> more = {}) {
+  for (const Operand& o : operands) check_elements(op, o.name, o.rows, o.cols);
+  for (const Extent& e : more) check_elements(op, e.name, e.rows, e.cols);
+  const auto bytes = [&](const Operand& o) { return std::size_t(o.rows) * std::size_t(o.cols) * element_bytes; };
+  for (const Operand& o : operands) check_pointer(op, o.name, o.p);
+  for (const Operand& o : operands) {
+    if (o.shared != nullptr) check_heap(op, rank, o.name, o.p, bytes(o), o.shared);
+  }
+  for (const Operand& o : operands) library::check_allocation(op, rank, o.name, o.p, bytes(o));
+  for (const Operand& out : operands) {
+    if (!out.output) continue;
+    for (const Operand& in : operands) {
+      if (!in.output && library::overlap(out.p, bytes(out), in.p, bytes(in))) {
+        fail(op, std::string(out.name) + " and " + in.name + " overlap: the output may share no memory with an input " +
+                     "(the operation does not work in place)");
+      }
+    }
+  }
+}
+
+// The call as the ranks compare it: the operation, its sizes and config.
+inline std::string describe(const char* op, int m, int n, int k, const FusedConfig& c) {
+  return std::string(op) + "(bf16, m " + std::to_string(m) + ", n " + std::to_string(n) + ", k " +
+         std::to_string(k) + ", tiles " + std::to_string(c.block_m) + "x" + std::to_string(c.block_n) + "x" +
+         std::to_string(c.block_k) + ", group_m " + std::to_string(c.group_m) + ", programs " +
+         std::to_string(c.programs) + ", comm_programs " + std::to_string(c.comm_programs) + ")";
+}
+
+// The checks of a call (check(), which throws iris::Error), then the ranks'
+// comparison of the call through `ws` (iris::library::agree_on_call): every
+// rank goes on, or every rank throws the same error.
+template <class Check>
+void agreed_call(FusedWorkspace& ws, const char* op, int m, int n, int k, const FusedConfig& config, Check&& check) {
+  library::agree_on_call(ws, op, describe(op, m, n, k, config), library::verdict_of(check), config.compare_calls);
 }
 
 }  // namespace detail
@@ -329,16 +375,20 @@ void matmul_all_scatter(FusedWorkspace& ws, const T* a, const T* b, T* c, int m,
   }
   Rank& rank = ws.rank();
   const int world = rank.world_size();
-  detail::check_sizes(op, m, n, k);
-  detail::check_divides(op, "n", n, world, "columns of B");
-  detail::check_config(op, config, true);
   const int n_local = n / world;
-  detail::check_operands(op, rank, {{"a", m, k}, {"b", k, n_local}, {"c", m, n}}, a, b, c,
-                         detail::SharedOperand{"c", c, std::size_t(m) * std::size_t(n) * sizeof(T),
-                                               "the other ranks store their tiles of C into it"});
-  const std::int64_t tiles = detail::ceil_div(m, config.block_m) * detail::ceil_div(n_local, config.block_n);
   const bool split = config.comm_programs > 0;
-  const int grid = detail::grid_of(op, rank, config, tiles, split);
+  std::int64_t tiles = 0;  // (the config's tiles checked first)
+  int grid = 0;
+  detail::agreed_call(ws, op, m, n, k, config, [&] {
+    detail::check_sizes(op, m, n, k);
+    detail::check_divides(op, "n", n, world, "columns of B");
+    detail::check_config(op, config, true);
+    detail::check_operands(
+        op, rank, sizeof(T),
+        {{"a", a, m, k}, {"b", b, k, n_local}, {"c", c, m, n, true, "the other ranks store their tiles of C into it"}});
+    tiles = detail::ceil_div(m, config.block_m) * detail::ceil_div(n_local, config.block_n);
+    grid = detail::grid_of(op, rank, config, tiles, split);
+  });
   if (split) ws.reserve(op, static_cast<std::size_t>(tiles), 0);
   ws.count_call();
   const DeviceContext ctx = rank.device_context();
@@ -375,17 +425,18 @@ void matmul_all_reduce(FusedWorkspace& ws, const T* a, const T* b, T* c, int m, 
   }
   Rank& rank = ws.rank();
   const int world = rank.world_size();
-  detail::check_sizes(op, m, n, k);
-  detail::check_divides(op, "k", k, world, "columns of A and rows of B");
-  detail::check_config(op, config, false);
   const int k_local = k / world;
-  detail::check_operands(op, rank,
-                         {{"a", m, k_local},
-                          {"b", k_local, n},
-                          {"the scratch of the ranks' partial products", std::int64_t(world) * m, n}},
-                         a, b, c);
-  const std::int64_t tiles = detail::ceil_div(m, config.block_m) * detail::ceil_div(n, config.block_n);
-  const int grid = detail::grid_of(op, rank, config, tiles, true);
+  std::int64_t tiles = 0;
+  int grid = 0;
+  detail::agreed_call(ws, op, m, n, k, config, [&] {
+    detail::check_sizes(op, m, n, k);
+    detail::check_divides(op, "k", k, world, "columns of A and rows of B");
+    detail::check_config(op, config, false);
+    detail::check_operands(op, rank, sizeof(T), {{"a", a, m, k_local}, {"b", b, k_local, n}, {"c", c, m, n, true}},
+                           {{"the scratch of the ranks' partial products", std::int64_t(world) * m, n}});
+    tiles = detail::ceil_div(m, config.block_m) * detail::ceil_div(n, config.block_n);
+    grid = detail::grid_of(op, rank, config, tiles, true);
+  });
   ws.reserve(op, static_cast<std::size_t>(tiles * world),
              std::size_t(world) * std::size_t(m) * std::size_t(n) * sizeof(float));
   ws.count_call();
@@ -416,16 +467,20 @@ void matmul_reduce_scatter(FusedWorkspace& ws, const T* a, const T* b, T* c, int
   }
   Rank& rank = ws.rank();
   const int world = rank.world_size();
-  detail::check_sizes(op, m, n, k);
-  detail::check_divides(op, "m", m, world, "rows of C");
-  detail::check_divides(op, "k", k, world, "columns of A and rows of B");
-  detail::check_config(op, config, false);
   const int m_local = m / world, k_local = k / world;
-  detail::check_operands(op, rank,
-                         {{"a", m, k_local}, {"b", k_local, n}, {"the scratch of the ranks' partial products", m, n}},
-                         a, b, c);
-  const std::int64_t tiles = world * detail::ceil_div(m_local, config.block_m) * detail::ceil_div(n, config.block_n);
-  const int grid = detail::grid_of(op, rank, config, tiles, true);
+  std::int64_t tiles = 0;
+  int grid = 0;
+  detail::agreed_call(ws, op, m, n, k, config, [&] {
+    detail::check_sizes(op, m, n, k);
+    detail::check_divides(op, "m", m, world, "rows of C");
+    detail::check_divides(op, "k", k, world, "columns of A and rows of B");
+    detail::check_config(op, config, false);
+    detail::check_operands(op, rank, sizeof(T),
+                           {{"a", a, m, k_local}, {"b", b, k_local, n}, {"c", c, m_local, n, true}},
+                           {{"the scratch of the ranks' partial products", m, n}});
+    tiles = world * detail::ceil_div(m_local, config.block_m) * detail::ceil_div(n, config.block_n);
+    grid = detail::grid_of(op, rank, config, tiles, true);
+  });
   ws.reserve(op, static_cast<std::size_t>(tiles * world), std::size_t(m) * std::size_t(n) * sizeof(float));
   ws.count_call();
   const DeviceContext ctx = rank.device_context();
@@ -458,21 +513,23 @@ void all_gather_matmul(FusedWorkspace& ws, const T* a, const T* b, T* c, int m, 
   }
   Rank& rank = ws.rank();
   const int world = rank.world_size();
-  detail::check_sizes(op, m, n, k);
-  detail::check_divides(op, "m", m, world, "rows of A");
-  detail::check_config(op, config, true);
   const int m_local = m / world;
   const bool push = config.comm_programs > 0;
-  std::optional<detail::SharedOperand> pulled;
-  if (!push) {
-    pulled = {"a", a, std::size_t(m_local) * std::size_t(k) * sizeof(T),
-              "the other ranks load their A tiles from it (config.comm_programs > 0 pushes them instead)"};
-  }
-  detail::check_operands(op, rank, {{"the gathered a", m, k}, {"b", k, n}, {"c", m, n}}, a, b, c, pulled);
-  // C's rows are tiled per owner of A's rows (fused_gemm.iris).
-  const std::int64_t row_tiles = world * detail::ceil_div(m_local, config.block_m);
-  const std::int64_t tiles = row_tiles * detail::ceil_div(n, config.block_n);
-  const int grid = detail::grid_of(op, rank, config, tiles, push);
+  std::int64_t row_tiles = 0, tiles = 0;
+  int grid = 0;
+  detail::agreed_call(ws, op, m, n, k, config, [&] {
+    detail::check_sizes(op, m, n, k);
+    detail::check_divides(op, "m", m, world, "rows of A");
+    detail::check_config(op, config, true);
+    const char* pulled =
+        push ? nullptr : "the other ranks load their A tiles from it (config.comm_programs > 0 pushes them instead)";
+    detail::check_operands(op, rank, sizeof(T), {{"a", a, m_local, k, false, pulled}, {"b", b, k, n}, {"c", c, m, n, true}},
+                           {{"the gathered a", m, k}});
+    // C's rows are tiled per owner of A's rows (fused_gemm.iris).
+    row_tiles = world * detail::ceil_div(m_local, config.block_m);
+    tiles = row_tiles * detail::ceil_div(n, config.block_n);
+    grid = detail::grid_of(op, rank, config, tiles, push);
+  });
   if (push) {
     ws.reserve(op, static_cast<std::size_t>(row_tiles * detail::ceil_div(k, config.block_k)),
                std::size_t(m) * std::size_t(k) * sizeof(T));
