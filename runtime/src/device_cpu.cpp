@@ -27,15 +27,14 @@ const char* cmp_text(Cmp op) {
 // Sets the rank's activity word for the lifetime of the object, back to running after.
 class ActivityScope {
  public:
-  ActivityScope(PerRank& me, Activity a, std::uint64_t count) : me_(me) {
-    me_.activity.store(pack(a, count), std::memory_order_release);
-  }
-  ~ActivityScope() { me_.activity.store(pack(Activity::running, 0), std::memory_order_release); }
+  ActivityScope(World& w, int r, Activity a, std::uint64_t count) : w_(w), r_(r) { w_.set_activity(r_, a, count); }
+  ~ActivityScope() { w_.set_activity(r_, Activity::running, 0); }
   ActivityScope(const ActivityScope&) = delete;
   ActivityScope& operator=(const ActivityScope&) = delete;
 
  private:
-  PerRank& me_;
+  World& w_;
+  int r_;
 };
 
 std::string where(int rank, int program_id) {
@@ -55,81 +54,45 @@ std::string where(int rank, int program_id) {
 WaitScope::WaitScope() {
   if (tls_world != nullptr) {
     PerRank& me = tls_world->ranks[tls_rank];
-    me.checking_round = 0;
-    me.round_read = 0;
-    me.activity_seen.resize(tls_world->ranks.size());
-    me.activity.store(pack(Activity::waiting, ++me.waits), std::memory_order_release);
+    tls_world->set_activity(tls_rank, Activity::waiting, ++me.waits);
+    me.moves_read = tls_world->moves.load(std::memory_order_seq_cst);  // before the wait's next read of its condition
   }
 }
 
 WaitScope::~WaitScope() {
-  if (tls_world != nullptr) {
-    tls_world->ranks[tls_rank].activity.store(pack(Activity::running, 0), std::memory_order_release);
-  }
+  if (tls_world != nullptr) tls_world->set_activity(tls_rank, Activity::running, 0);
 }
 
-namespace {
-
-// The hang check of a rank in wait_until when some other ranks wait in
-// wait_until too: those may still leave, if what they wait for was written
-// before every rank stopped writing, so each of them must read its own
-// condition false once more, after the check has seen every rank stop. A
-// round: the checking rank reads every activity word (acquiring what each rank
-// wrote before it blocked), then draws a round number; every rank in wait_until
-// reads the round number at the end of each poll and, having read its condition
-// false since (the loop of wait_until re-reads it before the next poll), stores
-// it in false_in_round; the round concludes once every waiting rank has
-// confirmed it with the same activity word as at the start -- nobody moved, so
-// nobody wrote in between, and no condition can become true any more. Spread
-// over polls, so that ranks that check at the same time confirm each other's
-// rounds.
-bool waiting_ranks_stuck(World& w, int me_rank) {
-  PerRank& me = w.ranks[me_rank];
-  if (me.checking_round == 0) {
-    bool others_waiting = false;
-    for (int o = 0; o < w.size; ++o) {
-      if (o == me_rank) continue;
-      const std::uint64_t word = w.ranks[o].activity.load(std::memory_order_acquire);
-      if (kind_of(word) == Activity::waiting) {
-        others_waiting = true;
-      } else if (!w.blocked_on(me_rank, o, false)) {
-        return false;
-      }
-      me.activity_seen[o] = word;
-    }
-    if (!others_waiting) return true;
-    me.checking_round = w.check_rounds.fetch_add(1, std::memory_order_acq_rel) + 1;
-    return false;
-  }
-  for (int o = 0; o < w.size; ++o) {
-    if (o != me_rank && kind_of(me.activity_seen[o]) == Activity::waiting &&
-        w.ranks[o].false_in_round.load(std::memory_order_acquire) < me.checking_round) {
-      return false;  // not confirmed yet: the next poll looks again
-    }
-  }
-  me.checking_round = 0;  // concluded either way: a rank that moved makes the next poll start a new round
-  for (int o = 0; o < w.size; ++o) {
-    if (o != me_rank && w.ranks[o].activity.load(std::memory_order_acquire) != me.activity_seen[o]) return false;
-  }
-  return true;
-}
-
-}  // namespace
-
+// The hang check (docs/runtime.md, "Hang detection"). Every change of a rank's
+// activity first counts one in World::moves, then stores the word; a rank in
+// wait_until publishes in `confirmed` the count it read before it last read
+// its condition false. The caller is stuck if, with moves at the same value m
+// before and after, every other rank is returned or blocked in a collective
+// call or device barrier that needs the caller first, or waits in wait_until
+// having confirmed m. Then every rank stopped before moves reached m, so
+// everything anyone wrote was written before the count m that each waiting
+// rank (and the caller, re-reading its condition after this) acquired before
+// reading its condition false: no condition can become true any more. A rank
+// that moved in between (left a wait, entered a collective call) changed m;
+// when nobody moves, every waiting rank confirms m within two polls.
 bool wait_poll() {
   World* w = tls_world;
   if (w == nullptr) return false;  // not a rank thread: nothing to check against
   if (w->is_aborted()) w->throw_aborted(tls_rank);
   PerRank& me = w->ranks[tls_rank];
-  // The caller read its condition false after the last poll read round_read.
-  if (me.round_read != 0) me.false_in_round.store(me.round_read, std::memory_order_release);
-  // Only ranks that are running, or in wait_until with a condition that became
-  // true, could still write memory. The acquire loads make everything those
-  // ranks wrote before blocking visible, which is why the caller's final
-  // re-read of its condition is conclusive.
-  const bool stuck = waiting_ranks_stuck(*w, tls_rank);
-  me.round_read = w->check_rounds.load(std::memory_order_acquire);
-  return stuck;
+  me.confirmed.store(me.moves_read, std::memory_order_seq_cst);  // the caller read its condition false since
+  const std::uint64_t moves = w->moves.load(std::memory_order_seq_cst);
+  me.moves_read = moves;
+  for (int o = 0; o < w->size; ++o) {
+    if (o == tls_rank) continue;
+    const std::uint64_t word = w->activity_of(o);
+    if (kind_of(word) == Activity::waiting) {
+      if (w->ranks[o].confirmed.load(std::memory_order_seq_cst) != moves) return false;
+    } else if (!w->blocked_on(tls_rank, word, false)) {
+      return false;
+    }
+  }
+  return w->moves.load(std::memory_order_seq_cst) == moves;
 }
 
 void wait_deadlock(const void* p, Cmp op, const std::string& value) {
@@ -225,7 +188,7 @@ void barrier(const DeviceContext& ctx, int program_id) {
   detail::World& w = *b.world;
   detail::PerRank& me = w.ranks[ctx.rank];
   const std::uint64_t number = ++me.barriers;
-  detail::ActivityScope blocked(me, detail::Activity::device_barrier, number);
+  detail::ActivityScope blocked(w, ctx.rank, detail::Activity::device_barrier, number);
 
   b.program_ids[ctx.rank].store(program_id, std::memory_order_relaxed);
   const std::uint64_t gen = b.generation.load(std::memory_order_acquire);
@@ -259,7 +222,7 @@ void barrier(const DeviceContext& ctx, int program_id) {
     if (w.is_aborted()) w.throw_aborted(ctx.rank);
     // One rank that cannot arrive any more is enough to deadlock a barrier.
     for (int o = 0; o < ctx.world_size; ++o) {
-      if (o == ctx.rank || !w.blocked_on(ctx.rank, o, true)) continue;
+      if (o == ctx.rank || !w.blocked_on(ctx.rank, w.activity_of(o), true)) continue;
       if (b.generation.load(std::memory_order_acquire) != gen) return;  // released meanwhile after all
       w.fail("iris: deadlock in device barrier #" + std::to_string(number) + " " +
              detail::where(ctx.rank, program_id) + ": " + w.describe_activity(o));

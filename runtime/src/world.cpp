@@ -40,7 +40,7 @@ void World::run_rank(int r, const std::function<void(Rank&)>& body) {
     abort(std::current_exception());
   }
   // From here on this rank writes no memory: blocked ranks waiting on it may give up.
-  ranks[r].activity.store(pack(Activity::finished, 0), std::memory_order_release);
+  set_activity(r, Activity::finished, 0);
   rendezvous.wake([] {});  // ranks asleep in a collective call give up
   tls_world = nullptr;
   tls_rank = -1;
@@ -63,8 +63,7 @@ void World::throw_aborted(int r) const {
   throw Error("iris: rank " + std::to_string(r) + " stopped because another rank failed");
 }
 
-bool World::blocked_on(int me, int other, bool me_in_barrier) const {
-  const std::uint64_t word = ranks[other].activity.load(std::memory_order_acquire);
+bool World::blocked_on(int me, std::uint64_t word, bool me_in_barrier) const {
   switch (kind_of(word)) {
     case Activity::finished:
       return true;
@@ -80,7 +79,7 @@ bool World::blocked_on(int me, int other, bool me_in_barrier) const {
 }
 
 std::string World::describe_activity(int r) const {
-  const std::uint64_t word = ranks[r].activity.load(std::memory_order_acquire);
+  const std::uint64_t word = activity_of(r);
   const std::string who = "rank " + std::to_string(r);
   switch (kind_of(word)) {
     case Activity::finished: return who + " has returned from its body";
@@ -93,7 +92,6 @@ std::string World::describe_activity(int r) const {
 }
 
 std::uint64_t World::collective(int r, const CollectiveCall& call) {
-  PerRank& me = ranks[r];
   // A rank that returned from its body will never arrive (nobody else can be
   // waited for here: the call needs everybody). While in the call the rank
   // says so (hang detection), and the race detector sees every rank meet:
@@ -101,21 +99,18 @@ std::uint64_t World::collective(int r, const CollectiveCall& call) {
   struct Hooks {
     World& world;
     int r;
-    PerRank& me;
     bool aborted() const { return world.is_aborted(); }
-    bool returned(int o) const {
-      return kind_of(world.ranks[o].activity.load(std::memory_order_acquire)) == Activity::finished;
-    }
+    bool returned(int o) const { return kind_of(world.activity_of(o)) == Activity::finished; }
     std::string describe(int o) const { return world.describe_activity(o); }
     void arrived(int rank, std::uint64_t n) { world.races.collective_arrive(rank, n); }
     void last(std::uint64_t n) { world.races.collective_reset_next(n); }
     void throw_aborted() const { world.throw_aborted(r); }
     void fail(const std::string& message) { world.fail(message); }
-    void entered(std::uint64_t n) { me.activity.store(pack(Activity::host_collective, n), std::memory_order_release); }
-    void left() { me.activity.store(pack(Activity::running, 0), std::memory_order_release); }
+    void entered(std::uint64_t n) { world.set_activity(r, Activity::host_collective, n); }
+    void left() { world.set_activity(r, Activity::running, 0); }
     void completed(std::uint64_t n) { world.races.collective_leave(r, n); }
-  } hooks{*this, r, me};
-  return rendezvous.collective(r, me.collectives, call, allocator, hooks);
+  } hooks{*this, r};
+  return rendezvous.collective(r, ranks[r].collectives, call, allocator, hooks);
 }
 
 }  // namespace detail

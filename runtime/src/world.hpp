@@ -10,8 +10,9 @@
 //
 // Failure handling: `aborted` is raised when a rank's body throws (or a fatal error is
 // found); every blocking loop checks it and throws, so nobody hangs. Each rank also
-// publishes what it is doing in `activity`, which lets a blocked rank prove that it
-// can never be released (hang detection, see docs/runtime.md).
+// publishes what it is doing in `activity`, each change counted in `moves`, which
+// lets a blocked rank prove that it can never be released (hang detection, see
+// docs/runtime.md).
 #pragma once
 
 #include <atomic>
@@ -49,20 +50,16 @@ constexpr Activity kind_of(std::uint64_t word) { return static_cast<Activity>(wo
 constexpr std::uint64_t count_of(std::uint64_t word) { return word & ((std::uint64_t{1} << 56) - 1); }
 
 struct alignas(64) PerRank {
+  // Written through World::set_activity only.
   std::atomic<std::uint64_t> activity{pack(Activity::running, 0)};
-  // The last round of the hang detector (World::check_rounds) in which this
-  // rank, in wait_until, read its condition false after reading the round number.
-  std::atomic<std::uint64_t> false_in_round{0};
+  // In wait_until: the value of World::moves that this rank read before it last
+  // read its condition false (hang detection, wait_poll).
+  std::atomic<std::uint64_t> confirmed{0};
   // Written only by the rank's own thread.
   std::uint64_t collectives = 0;  // host collective calls entered
   std::uint64_t barriers = 0;     // device barriers entered
   std::uint64_t waits = 0;        // wait_until calls that blocked
-  // The hang check of the wait_until this rank is in (wait_poll): the round it
-  // started (0: none), the others' activity words when it started, and the
-  // round number read at the end of the last poll.
-  std::uint64_t checking_round = 0;
-  std::vector<std::uint64_t> activity_seen;
-  std::uint64_t round_read = 0;
+  std::uint64_t moves_read = 0;   // World::moves, read last in wait_until (before a read of its condition)
 };
 
 struct World {
@@ -89,10 +86,17 @@ struct World {
   [[noreturn]] void throw_aborted(int r) const;
   bool is_aborted() const { return aborted.load(std::memory_order_acquire); }
 
-  // Hang detection: is rank `other` blocked until `me` does something it has not done
-  // yet? `me` must be the calling rank (its own counters are read without atomics).
-  // A rank in wait_until is not: whether it can still leave is for wait_poll to find.
-  bool blocked_on(int me, int other, bool me_in_barrier) const;
+  // Rank r's activity becomes pack(a, count): counted in `moves` first, then stored.
+  void set_activity(int r, Activity a, std::uint64_t count) {
+    moves.fetch_add(1, std::memory_order_seq_cst);
+    ranks[r].activity.store(pack(a, count), std::memory_order_seq_cst);
+  }
+  std::uint64_t activity_of(int r) const { return ranks[r].activity.load(std::memory_order_seq_cst); }
+  // Hang detection: is a rank whose activity is `word` blocked until `me` does
+  // something it has not done yet? `me` must be the calling rank (its own counters
+  // are read without atomics). A rank in wait_until is not: whether it can still
+  // leave is for wait_poll to find.
+  bool blocked_on(int me, std::uint64_t word, bool me_in_barrier) const;
   std::string describe_activity(int r) const;
 
   DeviceContext context(int r) { return {bases.data(), heap_size, r, size, &device_barrier, &allocator.table()}; }
@@ -105,8 +109,9 @@ struct World {
   BarrierState device_barrier;
   RaceDetector races;  // checked mode's; the device barrier and host collectives keep its clocks
   std::atomic<bool> aborted{false};
-  // Rounds of the hang detector's check among ranks in wait_until (wait_poll).
-  std::atomic<std::uint64_t> check_rounds{0};
+  // How many times a rank's activity has changed (set_activity): unchanged
+  // between two reads, nobody entered or left a blocking call in between.
+  std::atomic<std::uint64_t> moves{0};
 
   ThreadRendezvous rendezvous;  // of the host collective calls; its lock also guards first_error
   HeapAllocator allocator;

@@ -302,6 +302,41 @@ TEST_CASE("hang detection: ranks that all wait in wait_until for each other are 
   }
 }
 
+TEST_CASE("hang detection: a rank seen in wait_until that leaves it for a host barrier") {
+  // Rank 1 sleeps in a long wait_until; rank 0 releases it and at once waits
+  // for a flag nobody sets, so rank 0's first checks still see rank 1 in
+  // wait_until, which then leaves it for the host barrier (as a rank that
+  // skips a kernel does). It never looks at its wait_until condition again:
+  // the checks must not wait for it to. With 3 ranks, rank 2 waits in the
+  // barrier from the start. Repeated to hit the race.
+  for (int i = 0; i < 10; ++i) {
+    const int ranks = 2 + i % 2;
+    CAPTURE(i);
+    const std::string msg = error_of([&] {
+      iris::run_threads(ranks, 4096, [&](iris::Rank& r) {
+        int* flag = r.allocate<int>(2);  // [0]: rank 1's release, [1]: never set
+        const iris::DeviceContext ctx = r.device_context();
+        if (r.rank() < 2) {
+          iris::launch(ctx, 1, [&](int, int) {
+            if (r.rank() == 0) {
+              std::this_thread::sleep_for(std::chrono::milliseconds(60));  // rank 1 is long asleep in its wait
+              iris::signal_set<Sem::release, Scope::sys>(iris::translate(flag, 1, ctx), 1);
+              iris::wait_until<Sem::acquire, Scope::sys>(flag + 1, Cmp::eq, 1);
+            } else {
+              iris::wait_until<Sem::acquire, Scope::sys>(flag, Cmp::eq, 1);
+            }
+          });
+        }
+        r.barrier();
+      });
+    });
+    CAPTURE(msg);
+    CHECK(contains(msg, "iris: deadlock in wait_until(*"));
+    CHECK(contains(msg, "(rank 0, program 0)"));
+    CHECK(contains(msg, "rank 1 waits in host collective call #2"));
+  }
+}
+
 TEST_CASE("hang detection: no false alarm on a rank in wait_until whose signal was sent before its sender waits") {
   // Rank 0 sets rank 1's flag and at once waits for rank 1's answer: for a
   // moment both wait in wait_until, rank 1 not yet having looked at its flag
