@@ -141,7 +141,6 @@ void all_reduce(const Operands& o, int m, const FusedConfig& c) {
 }
 
 const Hang kHangs[] = {
-    // Not a ctest (tests/CMakeLists.txt): the deadlock detector misses it in about one run in ten.
     {"skipped_all_scatter", all_scatter, true},
     {"skipped_all_reduce", all_reduce, true},
     {"other_m_all_reduce", all_reduce, false},
