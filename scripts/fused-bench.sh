@@ -4,8 +4,9 @@
 # .iris GEMM at the same shapes and tiles, every result checked against the
 # GEMM's.
 #   1 rank           the single-GPU cost of the communication path, and each operation
-#                    against torch.matmul (cuBLAS) at its shape (--peer: the matmul and a
-#                    one-process NCCL collective; target: fused / torch.matmul <= 1.05)
+#                    against cuBLAS (what torch.matmul calls) at its shape, timed side by
+#                    side in fused_bench (fused/cublas; target <= 1.05), and against
+#                    torch.matmul + a one-process NCCL collective in another process (--peer)
 #   2 ranks, 1 GPU   the multi-rank path runs and is right (the ranks share the GPU,
 #                    so their times say little; no torch.matmul + NCCL peer: NCCL
 #                    takes one rank per GPU)
