@@ -4,8 +4,8 @@
 // holding `run` (the body of one program instance) and `launch` (the typed
 // host entry point). Device functions become inline functions (function
 // templates over their compile-time parameters, called with explicit
-// arguments), those of each imported .iris module in a namespace of the
-// module's. A type parameter is a `class` template parameter, printed
+// arguments), each before its callers, those of each imported .iris module
+// in a namespace of the module's. A type parameter is a `class` template parameter, printed
 // wherever a type is (the checker marked the types that are it). Each TIR
 // operation is the tile library's function of tir_ops.def (iris::add,
 // iris::load, ...), and each expression tree one C++ expression: the library
@@ -20,6 +20,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <unordered_map>
 #include <unordered_set>
@@ -143,8 +144,63 @@ class Printer {
     for (const TirConstant& c : m_.constants)
       if (c.module == module)
         out_ << fmt::format("\ninline constexpr {} {} = {};\n", type_cpp(c.var->type), c.var->cpp_name, c.value);
-    for (const TirFunction* f : m_.functions)
-      if (f->module == module) f->is_kernel ? kernel(*f) : device_function(*f);
+    const std::vector<const TirFunction*> order = callees_first(module);
+    declare_later_callees(order);
+    for (const TirFunction* f : order) f->is_kernel ? kernel(*f) : device_function(*f);
+  }
+
+  // The functions of a module (null: the file) in source order, except that
+  // a device function comes before the functions of its module that call it,
+  // so that C++ sees it, and the shared-memory constant emitted after it,
+  // first (.iris lets a function call one defined later). Only the functions
+  // of a call cycle still call one that follows them.
+  std::vector<const TirFunction*> callees_first(const TirImportedModule* module) const {
+    std::vector<const TirFunction*> order;
+    std::unordered_set<const TirFunction*> seen;
+    std::vector<std::pair<const TirFunction*, std::vector<const TirFunction*>>> stack;  // (function, callees left)
+    for (const TirFunction* root : m_.functions) {
+      if (root->module != module || !seen.insert(root).second) continue;
+      stack.push_back({root, callees_in_module(*root)});
+      while (!stack.empty()) {
+        auto& [f, callees] = stack.back();
+        if (callees.empty()) {
+          order.push_back(f);
+          stack.pop_back();
+          continue;
+        }
+        const TirFunction* callee = callees.back();
+        callees.pop_back();
+        if (seen.insert(callee).second) stack.push_back({callee, callees_in_module(*callee)});
+      }
+    }
+    return order;
+  }
+
+  // The device functions f calls in its own module, the first call last.
+  static std::vector<const TirFunction*> callees_in_module(const TirFunction& f) {
+    std::vector<const TirFunction*> callees;
+    for_each_value(const_cast<TirFunction&>(f), [&](const TirValue* v) {
+      if (v->op == TirOp::CallDevice && v->attrs<CallAttrs>().callee->module == f.module)
+        callees.push_back(v->attrs<CallAttrs>().callee);
+    });
+    std::reverse(callees.begin(), callees.end());
+    return callees;
+  }
+
+  // A declaration of each function of `order` that one before it calls (in
+  // a call cycle), ahead of them all.
+  void declare_later_callees(const std::vector<const TirFunction*>& order) {
+    std::unordered_set<const TirFunction*> defined;
+    std::vector<const TirFunction*> declared;
+    for (const TirFunction* f : order) {
+      for (const TirFunction* callee : callees_in_module(*f))
+        if (callee != f && !defined.contains(callee) &&
+            std::find(declared.begin(), declared.end(), callee) == declared.end())
+          declared.push_back(callee);
+      defined.insert(f);
+    }
+    if (!declared.empty()) out_ << "\n// Called before their definitions, in a call cycle.\n";
+    for (const TirFunction* f : declared) out_ << template_head(*f, false) << signature(*f) << ";\n";
   }
 
   static std::string params(const TirFunction& f) {
@@ -168,11 +224,14 @@ class Printer {
     return fmt::format("template <{}>\n", fmt::join(ct, ", "));
   }
 
+  static std::string signature(const TirFunction& f) {
+    return fmt::format("[[maybe_unused]] IRIS_HD inline {} {}({})", type_cpp(f.result), f.cpp_name, params(f));
+  }
+
   void device_function(const TirFunction& f) {
     out_ << "\n";
     line_directive(f.loc);
-    out_ << template_head(f, false);
-    out_ << fmt::format("[[maybe_unused]] IRIS_HD inline {} {}({}) ", type_cpp(f.result), f.cpp_name, params(f));
+    out_ << template_head(f, false) << signature(f) << " ";
     block(f.body, 0);
     out_ << "\n";
     const std::string bytes = shared_bytes(f);
