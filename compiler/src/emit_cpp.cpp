@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 #include <stdexcept>
 #include <unordered_map>
 #include <unordered_set>
@@ -113,6 +114,13 @@ class Printer {
     // qualifiers for the CPU target; by absolute path, so the generated file
     // builds from any folder.
     for (const std::string& header : m_.headers) out_ << fmt::format("#include \"{}\"\n", c_string(header));
+    // A user's name may be a macro of the C++ library or the target's
+    // (NULL, EOF, assert, errno, ...; too many to rename): each is undefined
+    // for the generated code and restored after it, for the code that
+    // includes the file.
+    const std::set<std::string> names = user_names();
+    if (!names.empty()) out_ << "\n";
+    for (const std::string& name : names) out_ << fmt::format("#pragma push_macro(\"{0}\")\n#undef {0}\n", name);
     // The file's items live in a namespace of their own, so that the constants
     // and device functions of several .iris files can share names in one
     // program; the kernels are also named in iris_kernels, for host code.
@@ -133,9 +141,30 @@ class Printer {
       if (f->is_kernel) out_ << fmt::format("using {}::{};\n", m_.namespace_name, f->cpp_name);
     out_ << "\n}  // namespace iris_kernels\n";
     instantiations();
+    if (!names.empty()) out_ << "\n";
+    for (const std::string& name : names) out_ << fmt::format("#pragma pop_macro(\"{}\")\n", name);
   }
 
  private:
+  // The C++ names of the user's items, parameters and bindings, and those
+  // the printer makes of them (a specialised loop's flag_body).
+  std::set<std::string> user_names() const {
+    std::set<std::string> names;
+    for (const TirConstant& c : m_.constants) names.insert(c.var->cpp_name);
+    for (TirFunction* f : m_.functions) {
+      names.insert(f->cpp_name);
+      for (const TirVar* v : f->ct_params) names.insert(v->cpp_name);
+      for (const TirVar* v : f->params) names.insert(v->cpp_name);
+      for_each_stmt(f->body, [&](const TirStmt* s) {
+        if (s->var) names.insert(s->var->cpp_name);
+        if (s->kind == TirStmtKind::Specialize) names.insert(specialized_body(s->var->cpp_name));
+      });
+    }
+    return names;
+  }
+
+  static std::string specialized_body(const std::string& flag) { return flag + "_body"; }
+
   // ------------------------------------------------------------- items
   // The constants and functions of an imported module, or (null) of the file.
   void items(const TirImportedModule* module) {
@@ -445,12 +474,13 @@ class Printer {
       case TirStmtKind::Specialize: {
         // The body as a generic lambda of the flag, called with each value.
         const std::string& flag = s->var->cpp_name;
-        out_ << fmt::format("auto const {}_body = [&](auto {}) ", flag, flag);
+        const std::string body = specialized_body(flag);
+        out_ << fmt::format("auto const {} = [&](auto {}) ", body, flag);
         block(s->body, depth);
         out_ << ";\n";
         indent(depth);
-        out_ << fmt::format("if ({}) {}_body(std::true_type{{}}); else {}_body(std::false_type{{}});\n",
-                            expr(s->value), flag, flag);
+        out_ << fmt::format("if ({}) {}(std::true_type{{}}); else {}(std::false_type{{}});\n",
+                            expr(s->value), body, body);
         return;
       }
     }

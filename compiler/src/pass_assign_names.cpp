@@ -1,7 +1,13 @@
 // Naming: the C++ names of everything the printer declares.
 //
-// User names that are C++ keywords, or that start with the generated names'
-// prefix `iris_`, get a '_'. C++ forbids what .iris allows: `let m = m * 2`
+// User names that are C++ keywords, names the generated C++ itself gives a
+// meaning to (a kernel's members run and launch, launch's parameters grid,
+// ctx and stream), or that start with the generated names' prefix `iris_` or
+// the runtime macros' `IRIS_`, get a '_'. Names C++ reserves to the
+// implementation (containing "__", or '_' and a capital first), which may be
+// built-in macros that cannot be undefined, get the prefix iris_reserved.
+// Every other macro is undefined around the generated code by the printer.
+// C++ forbids what .iris allows: `let m = m * 2`
 // reading an outer m, or a loop body rebinding the loop variable; so every
 // binding of a function gets its own C++ name, and a name already used in the
 // function gets a suffix (m, m_2, ...). Each loop's bound and step are held
@@ -19,8 +25,10 @@
 namespace irisc {
 namespace {
 
-bool is_cpp_keyword(std::string_view name) {
-  static const std::unordered_set<std::string_view> keywords = {
+// C++ keywords, the names the generated C++ declares next to the user's,
+// and `defined`, which the preprocessor keeps.
+bool is_taken_in_cpp(std::string_view name) {
+  static const std::unordered_set<std::string_view> taken = {
       "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "case",
       "catch", "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept", "const",
       "consteval", "constexpr", "constinit", "const_cast", "co_await", "co_return", "co_yield",
@@ -32,12 +40,18 @@ bool is_cpp_keyword(std::string_view name) {
       "template", "this", "thread_local", "throw", "try", "typedef", "typeid", "typename",
       "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "xor", "xor_eq",
       "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
-      "std", "iris", "main"};
-  return keywords.contains(name);
+      "std", "iris", "main", "run", "launch", "dynamic_shared_bytes", "grid", "ctx", "stream", "defined"};
+  return taken.contains(name);
+}
+
+bool is_reserved_in_cpp(std::string_view name) {
+  return name.find("__") != std::string_view::npos ||
+         (name.size() > 1 && name[0] == '_' && std::isupper(static_cast<unsigned char>(name[1])));
 }
 
 std::string cpp_name(std::string_view name) {
-  if (is_cpp_keyword(name) || name.starts_with("iris_")) return fmt::format("{}_", name);
+  if (is_reserved_in_cpp(name)) return fmt::format("iris_reserved{}", name);
+  if (is_taken_in_cpp(name) || name.starts_with("iris_") || name.starts_with("IRIS_")) return fmt::format("{}_", name);
   return std::string(name);
 }
 
