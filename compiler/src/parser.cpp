@@ -794,6 +794,9 @@ class Parser {
         case TokenKind::Greater:
           if (depth == 0) return peek(ahead + 1).is(TokenKind::LParen);
           break;
+        case TokenKind::Eq:  // `f<N = 64>(x)`: named, which ct_args reports
+          if (depth == 0 && !peek(ahead - 1).is(TokenKind::Identifier)) return false;
+          break;
         case TokenKind::Identifier:
         case TokenKind::IntLiteral:
         case TokenKind::True:
@@ -820,6 +823,10 @@ class Parser {
     const Token& open = advance();
     do {
       if (at(TokenKind::Greater)) break;
+      if (at(TokenKind::Identifier) && peek().is(TokenKind::Eq)) {
+        diags_.error(DiagKind::NamedCompileTimeArgument, tok().range(), tok().text, tok().text);
+        return false;
+      }
       Expr* arg = shift();
       if (!arg) return false;
       call.ct_args.push_back(arg);
