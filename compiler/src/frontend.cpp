@@ -47,15 +47,14 @@ class Frontend final : public ModuleLoader {
       return nullptr;
     }
     if (auto it = loaded_.find(found.path); it != loaded_.end()) return it->second;
-    auto file = llvm::MemoryBuffer::getFile(found.path, /*IsText=*/true);
-    if (!file) {
-      diags_.error(DiagKind::ImportFailed, import.path_range, import.path, file.getError().message());
-      return nullptr;
-    }
     // Named as found; included from the import, so that a diagnostic in the
     // module also says where it was imported from.
-    unsigned id = sources_.AddNewSourceBuffer(
-        llvm::MemoryBuffer::getMemBufferCopy((*file)->getBuffer(), found.name), import.path_range.Start);
+    auto file = read_source(found.path, found.name);
+    if (!file) {
+      diags_.error(DiagKind::ImportFailed, import.path_range, import.path, llvm::toString(file.takeError()));
+      return nullptr;
+    }
+    unsigned id = sources_.AddNewSourceBuffer(std::move(*file), import.path_range.Start);
     Module& module = *modules_.emplace_back(std::make_unique<Module>());
     module.source_name = found.name;
     module.path = found.path;
@@ -96,6 +95,34 @@ class Frontend final : public ModuleLoader {
 };
 
 }  // namespace
+
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> read_source(const std::string& path, const std::string& name) {
+  llvm::sys::fs::file_t file = llvm::sys::fs::getStdinHandle();
+  if (path != "-") {
+    auto opened = llvm::sys::fs::openNativeFileForRead(path);
+    if (!opened) return opened.takeError();
+    file = *opened;
+  }
+  // Read in chunks, not by the file's size, which a pipe or a device lacks.
+  std::string text;
+  llvm::Error error = llvm::Error::success();
+  for (size_t size = 0;; size = text.size()) {
+    text.resize(size + (size_t{1} << 16));
+    auto read = llvm::sys::fs::readNativeFile(file, llvm::MutableArrayRef<char>(&text[size], text.size() - size));
+    if (!read) error = read.takeError();
+    text.resize(size + (read ? *read : 0));
+    if (!read || *read == 0) break;
+    if (text.size() > kMaxSourceBytes) {
+      error = llvm::createStringError("larger than the limit of " + std::to_string(kMaxSourceBytes >> 20) + " MiB");
+      break;
+    }
+  }
+  if (path != "-") llvm::sys::fs::closeFile(file);
+  if (error) return error;
+  for (size_t i = text.find('\r'); i != std::string::npos; i = text.find('\r', i + 1))
+    if (i + 1 == text.size() || text[i + 1] != '\n') text[i] = '\n';
+  return llvm::MemoryBuffer::getMemBufferCopy(text, name);
+}
 
 FrontendResult run_frontend(llvm::SourceMgr& sources, unsigned buffer_id, Diagnostics& diags,
                             Stage last, const ImportOptions* imports) {

@@ -183,8 +183,8 @@ int run(const char* argv0) {
   if (std::string error = depfile_usage_error(); !error.empty()) return fail(error, kExitUsage);
   if (std::string error = stop_after_usage_error(); !error.empty()) return fail(error, kExitUsage);
 
-  auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(input, /*IsText=*/true);
-  if (!buffer) return fail("cannot open '" + input + "': " + buffer.getError().message(), kExitUserError);
+  auto buffer = read_source(input, input == "-" ? "<stdin>" : input.getValue());
+  if (!buffer) return fail("cannot read '" + input + "': " + llvm::toString(buffer.takeError()), kExitUserError);
 
   llvm::SourceMgr sources;
   unsigned id = sources.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());

@@ -9,6 +9,9 @@
 #include "irisc/import.h"
 #include "irisc/token.h"
 
+#include <llvm/Support/Error.h>
+#include <llvm/Support/MemoryBuffer.h>
+
 #include <memory>
 #include <vector>
 
@@ -24,6 +27,15 @@ struct FrontendResult {
   std::vector<std::unique_ptr<Module>> imported_modules;
   bool ok = false;  // no errors up to the last stage run
 };
+
+// The most bytes a source file may hold (256 MiB), so that an endless input
+// (`irisc - < /dev/zero`) is an error rather than all the memory.
+constexpr size_t kMaxSourceBytes = size_t{256} << 20;
+
+// Reads source file `path` ("-": standard input), named `name`, whole; fails
+// past kMaxSourceBytes. A bare CR becomes LF, so that a file with old Mac line
+// ends has lines (CR LF needs nothing: SourceMgr counts LFs).
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> read_source(const std::string& path, const std::string& name);
 
 // Runs the phases up to `last` on `buffer_id` of `sources`. Stops early (ok =
 // false) on errors, including when the error limit is reached. Without
