@@ -47,6 +47,11 @@ class Frontend final : public ModuleLoader {
       return nullptr;
     }
     if (auto it = loaded_.find(found.path); it != loaded_.end()) return it->second;
+    if (loading_.size() >= kMaxImportDepth) {
+      diags_.error(DiagKind::ImportFailed, import.path_range, import.path,
+                   "imports nest deeper than " + std::to_string(kMaxImportDepth) + " modules");
+      return nullptr;
+    }
     // Named as found; included from the import, so that a diagnostic in the
     // module also says where it was imported from.
     auto file = read_source(found.path, found.name);

@@ -32,6 +32,10 @@ struct FrontendResult {
 // (`irisc - < /dev/zero`) is an error rather than all the memory.
 constexpr size_t kMaxSourceBytes = size_t{256} << 20;
 
+// The longest chain of imports: the file compiled and the modules it imports
+// one inside the other, as loading a module recurses through the phases.
+constexpr size_t kMaxImportDepth = 256;
+
 // Reads source file `path` ("-": standard input), named `name`, whole; fails
 // past kMaxSourceBytes. A bare CR becomes LF, so that a file with old Mac line
 // ends has lines (CR LF needs nothing: SourceMgr counts LFs).
