@@ -358,7 +358,7 @@ void Checker::check_for(Stmt* s) {
     } else {
       check_literal_fits(s->step, t);
       const std::optional<ConstValue>& c = s->step->constant;
-      if (c && c->value && !c->symbolic && *c->value <= 0)
+      if (c && c->value && *c->value <= 0)  // a compile-time parameter's default too
         diags_.error(DiagKind::LoopStepNotPositive, s->step->range, *c->value);
     }
   }
@@ -369,9 +369,10 @@ void Checker::check_for(Stmt* s) {
     Type stages = check_value(s->stages);
     if (!stages.is_error() && (!stages.is_integer() || stages.is_tile())) {
       diags_.error(DiagKind::LoopStagesInvalid, s->stages->range, fmt::format("'{}'", stages.str()));
-    } else if (auto c = stages.is_error() ? std::nullopt : require_constant(s->stages, "a loop's stages");
-               c && c->value && !c->symbolic && *c->value < 3) {
-      diags_.error(DiagKind::LoopStagesInvalid, s->stages->range, *c->value);
+    } else if (!stages.is_error() && check_literal_fits(s->stages, materialize(stages))) {
+      auto c = require_constant(s->stages, "a loop's stages");
+      if (c && c->value && *c->value < 3)  // a compile-time parameter's default too
+        diags_.error(DiagKind::LoopStagesInvalid, s->stages->range, *c->value);
     }
   }
   push_scope();

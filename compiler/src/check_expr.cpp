@@ -292,7 +292,11 @@ bool Checker::check_literal_fits(const Expr* value, const Type& to) {
   if (!from.literal || !from.is_integer() || !value->constant || !value->constant->value ||
       !to.is_arithmetic())
     return true;
-  int64_t v = *value->constant->value;
+  return check_fits(*value->constant->value, to, value->range);
+}
+
+// Whether type `to` holds integer `v`; an error at `range` if not.
+bool Checker::check_fits(int64_t v, const Type& to, llvm::SMRange range) {
   const ScalarInfo& info = scalar_info(to.scalar);
   bool fits = true;
   if (info.is_integer && info.bits < 64) {
@@ -304,8 +308,17 @@ bool Checker::check_literal_fits(const Expr* value, const Type& to) {
   } else if (to.scalar == ScalarKind::F16) {
     fits = v >= -65504 && v <= 65504;
   }
-  if (!fits) diags_.error(DiagKind::ConstantOutOfRange, value->range, v, to.element().str());
+  if (!fits) diags_.error(DiagKind::ConstantOutOfRange, range, v, to.element().str());
   return fits;
+}
+
+// A folded value of a typed operation must be one its type holds (`F * F`
+// with an i32 F of 65536 would be 4294967296 here and 0 in C++); a literal's
+// is checked where it meets its type. This includes a compile-time
+// parameter's default, the value the symbol stands for.
+void Checker::check_folded_fits(Expr* e) {
+  if (e->type.literal || !e->type.is_integer() || !e->constant || !e->constant->value) return;
+  if (!check_fits(*e->constant->value, e->type, e->range)) e->type = Type::error();
 }
 
 Type Checker::materialize(Type t) {
@@ -472,7 +485,7 @@ void Checker::fold_unary(Expr* e) {
   if (!operand || e->type.is_tile() || e->type.is_float()) return;
   FoldError error = FoldError::None;
   e->constant = fold_unary_value(e->op, *operand, error);
-  if (error == FoldError::None) return;
+  if (error == FoldError::None) return check_folded_fits(e);
   report_fold_error(error, e->range);
   e->type = Type::error();
 }
@@ -499,7 +512,7 @@ void Checker::fold_binary(Expr* e) {
   if (!l || !r || e->type.is_tile() || e->type.is_float() || e->type.is_pointer()) return;
   FoldError error = FoldError::None;
   e->constant = fold_binary_value(e->op, *l, *r, error);
-  if (error == FoldError::None) return;
+  if (error == FoldError::None) return check_folded_fits(e);
   report_fold_error(error, e->range);
   e->type = Type::error();
 }

@@ -70,6 +70,8 @@ class Checker {
   // literal (or a constant folded from literals) fits the type it adapts to.
   bool require_value_convertible(const Expr* value, const Type& to, std::string_view context);
   bool check_literal_fits(const Expr* value, const Type& to);
+  bool check_fits(int64_t v, const Type& to, llvm::SMRange range);
+  void check_folded_fits(Expr* e);
   static Type materialize(Type t);
   // Why a compile-time operation has no value.
   enum class FoldError : uint8_t { None, DivisionByZero, Overflow };
