@@ -129,6 +129,7 @@ Type Checker::check_device_call(Expr* call, const Function& fn) {
   std::vector<BuiltinParam> params;
   for (const Param& p : fn.params) params.push_back({p.name});
   if (!bind_arguments(call, fn.name, params) || !ct_ok) return Type::error();
+  device_calls_.insert({function_, call});
   Call& c = *call->call;
   c.param_types = fn.param_types;
   Type result = fn.result;

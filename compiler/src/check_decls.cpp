@@ -41,6 +41,7 @@ void Checker::run() {
       resolve_signature(*item.function);
   for (Item& item : module_.items)
     if (item.kind == Item::Kind::Function) check_function(*item.function);
+  check_recursion();
   pop_scope();
 }
 

@@ -31,6 +31,7 @@
 #include "checker_impl.h"
 
 #include <algorithm>
+#include <unordered_set>
 
 namespace irisc {
 namespace {
@@ -334,6 +335,39 @@ std::optional<ConstValue> Checker::substitute(const Expr* e, const Function& fn,
   if (!value && error == FoldError::None)
     diags_.error(DiagKind::NotCompileTime, call.ct_range, fmt::format("the tile size of '{}'", fn.name));
   return value;
+}
+
+
+// A call in a cycle of calls whose compile-time argument is neither a constant
+// nor one of the caller's compile-time parameters as is (`grow<N * 2>` in
+// `grow`) asks C++ for new instances without end; with constants and
+// parameters only, the instances of a cycle are finitely many.
+void Checker::check_recursion() {
+  std::unordered_map<const Function*, std::vector<const Function*>> callees;
+  for (auto [caller, call] : device_calls_) callees[caller].push_back(call->call->callee);
+  auto reaches = [&](const Function* from, const Function* to) {
+    std::unordered_set<const Function*> seen;
+    std::vector<const Function*> stack{from};
+    while (!stack.empty()) {
+      const Function* f = stack.back();
+      stack.pop_back();
+      if (f == to) return true;
+      if (!seen.insert(f).second) continue;
+      if (auto it = callees.find(f); it != callees.end()) stack.insert(stack.end(), it->second.begin(), it->second.end());
+    }
+    return false;
+  };
+  for (auto [caller, call] : device_calls_) {
+    const Call& c = *call->call;
+    for (size_t i = 0; i < c.ct_values.size(); ++i) {
+      const ConstValue& v = c.ct_values[i];
+      if (!v.symbolic || std::any_of(caller->ct_params.begin(), caller->ct_params.end(),
+                                     [&](const Param& p) { return p.name == v.symbol; }))
+        continue;
+      if (!reaches(c.callee, caller)) break;
+      diags_.error(DiagKind::GrowingRecursion, c.ct_args[i]->range, c.callee->name, v.symbol);
+    }
+  }
 }
 
 }  // namespace irisc

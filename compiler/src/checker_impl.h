@@ -9,6 +9,8 @@
 #include "irisc/builtins.h"
 #include "irisc/checker.h"
 
+#include <llvm/ADT/SetVector.h>
+
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -103,6 +105,7 @@ class Checker {
   bool bind_ct_arguments(Expr* call, const Function& fn);
   Type instantiate(const TypeSyntax* ts, const Function& fn, const Call& call);
   std::optional<ConstValue> substitute(const Expr* e, const Function& fn, const Call& call);
+  void check_recursion();
 
   // ---- check_builtins.cpp
   Type check_call(Expr* e);
@@ -135,6 +138,9 @@ class Checker {
   };
   std::unordered_multimap<std::string_view, LaterBinding> later_bindings_;
   const Function* function_ = nullptr;
+  // Each call of a device function and the function that makes it, once (a
+  // body is checked once per instance), in order: the call graph.
+  llvm::SetVector<std::pair<const Function*, const Expr*>> device_calls_;
   int loop_depth_ = 0;
 
   // The instances of the function being checked (check_generics.cpp): each
