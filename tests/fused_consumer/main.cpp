@@ -128,12 +128,7 @@ std::size_t check_errors(iris::Rank& rank, iris::ops::FusedWorkspace& ws, int& c
       }
     }
   };
-  auto address = [](const void* p) {
-    char text[64];
-    std::snprintf(text, sizeof text, "%p", p);
-    return std::string(text);
-  };
-  const std::string w = std::to_string(world), r = std::to_string(me);
+  const std::string w = std::to_string(world);
   const int m = 8 * world, n = 8 * world, k = 8 * world;
   bf16* heap = rank.allocate<bf16>(static_cast<std::size_t>(m) * n);
   std::vector<bf16> host(static_cast<std::size_t>(m) * n);
@@ -141,14 +136,14 @@ std::size_t check_errors(iris::Rank& rank, iris::ops::FusedWorkspace& ws, int& c
 
   // Memory that other ranks reach must be in the heap.
   expect([&] { matmul_all_scatter(ws, heap, heap, host.data(), m, n, k); },
-         "iris::ops::matmul_all_scatter: c (" + address(host.data()) + ", " + std::to_string(m * n * 2) +
-             " bytes) is not in rank " + r +
-             "'s symmetric heap, but the other ranks store their tiles of C into it: allocate it with "
+         "iris::ops::matmul_all_scatter: c (" + std::to_string(m * n * 2) +
+             " bytes) is not in the calling rank's symmetric heap, but the other ranks store their tiles of C into "
+             "it: allocate it with "
              "Rank::allocate (the same call on every rank)");
   expect([&] { all_gather_matmul(ws, host.data(), heap, heap, m, n, k); },
-         "iris::ops::all_gather_matmul: a (" + address(host.data()) + ", " + std::to_string(m / world * k * 2) +
-             " bytes) is not in rank " + r +
-             "'s symmetric heap, but the other ranks load their A tiles from it (config.comm_programs > 0 pushes "
+         "iris::ops::all_gather_matmul: a (" + std::to_string(m / world * k * 2) +
+             " bytes) is not in the calling rank's symmetric heap, but the other ranks load their A tiles from it "
+             "(config.comm_programs > 0 pushes "
              "them instead): allocate it with Rank::allocate (the same call on every rank)");
   // Sizes that do not divide over the ranks (none with one rank).
   if (world > 1) {

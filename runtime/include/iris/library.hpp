@@ -14,7 +14,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -146,16 +145,16 @@ inline bool in_heap(const Rank& rank, const void* p) noexcept {
 }
 
 // `p` (`bytes`) must lie in the calling rank's symmetric heap; `why` says who
-// reaches it.
+// reaches it. The message names neither the address nor the rank, so that it
+// is the same on every rank that makes the same call (agree_on_call compares
+// the ranks' verdicts).
 inline void check_heap(const char* op, const Rank& rank, const char* name, const void* p, std::size_t bytes,
                        const char* why) {
   const char* first = static_cast<const char*>(p);
   if (in_heap(rank, first) && in_heap(rank, first + bytes - 1)) return;
-  char where[64];
-  std::snprintf(where, sizeof where, "%p", p);
-  fail(op, std::string(name) + " (" + where + ", " + std::to_string(bytes) + " bytes) " +
-               (in_heap(rank, first) ? "runs past the end of" : "is not in") + " rank " + std::to_string(rank.rank()) +
-               "'s symmetric heap, but " + why + ": allocate it with Rank::allocate (the same call on every rank)");
+  fail(op, std::string(name) + " (" + std::to_string(bytes) + " bytes) " +
+               (in_heap(rank, first) ? "runs past the end of" : "is not in") + " the calling rank's symmetric heap, but " +
+               why + ": allocate it with Rank::allocate (the same call on every rank)");
 }
 
 // Whether the `a_bytes` at `a` and the `b_bytes` at `b` share a byte.
