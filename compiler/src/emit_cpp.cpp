@@ -173,8 +173,11 @@ class Printer {
     for (const TirConstant& c : m_.constants)
       if (c.module == module)
         out_ << fmt::format("\ninline constexpr {} {} = {};\n", type_cpp(c.var->type), c.var->cpp_name, c.value);
-    const std::vector<const TirFunction*> order = callees_first(module);
-    declare_later_callees(order);
+    Callees callees;  // each function's, walked once
+    for (const TirFunction* f : m_.functions)
+      if (f->module == module) callees[f] = callees_in_module(*f);
+    const std::vector<const TirFunction*> order = callees_first(module, callees);
+    declare_later_callees(order, callees);
     for (const TirFunction* f : order) f->is_kernel ? kernel(*f) : device_function(*f);
   }
 
@@ -183,13 +186,14 @@ class Printer {
   // so that C++ sees it, and the shared-memory constant emitted after it,
   // first (.iris lets a function call one defined later). Only the functions
   // of a call cycle still call one that follows them.
-  std::vector<const TirFunction*> callees_first(const TirImportedModule* module) const {
+  using Callees = std::unordered_map<const TirFunction*, std::vector<const TirFunction*>>;
+  std::vector<const TirFunction*> callees_first(const TirImportedModule* module, const Callees& calls) const {
     std::vector<const TirFunction*> order;
     std::unordered_set<const TirFunction*> seen;
     std::vector<std::pair<const TirFunction*, std::vector<const TirFunction*>>> stack;  // (function, callees left)
     for (const TirFunction* root : m_.functions) {
       if (root->module != module || !seen.insert(root).second) continue;
-      stack.push_back({root, callees_in_module(*root)});
+      stack.push_back({root, calls.at(root)});
       while (!stack.empty()) {
         auto& [f, callees] = stack.back();
         if (callees.empty()) {
@@ -199,7 +203,7 @@ class Printer {
         }
         const TirFunction* callee = callees.back();
         callees.pop_back();
-        if (seen.insert(callee).second) stack.push_back({callee, callees_in_module(*callee)});
+        if (seen.insert(callee).second) stack.push_back({callee, calls.at(callee)});
       }
     }
     return order;
@@ -218,11 +222,11 @@ class Printer {
 
   // A declaration of each function of `order` that one before it calls (in
   // a call cycle), ahead of them all.
-  void declare_later_callees(const std::vector<const TirFunction*>& order) {
+  void declare_later_callees(const std::vector<const TirFunction*>& order, const Callees& calls) {
     std::unordered_set<const TirFunction*> defined;
     std::vector<const TirFunction*> declared;
     for (const TirFunction* f : order) {
-      for (const TirFunction* callee : callees_in_module(*f))
+      for (const TirFunction* callee : calls.at(f))
         if (callee != f && !defined.contains(callee) &&
             std::find(declared.begin(), declared.end(), callee) == declared.end())
           declared.push_back(callee);
