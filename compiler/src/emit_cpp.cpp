@@ -87,7 +87,7 @@ std::string type_cpp(const TirType& t) {
                      layout.empty() ? "" : ", " + layout);
 }
 
-// The trailing arguments of a copy_async or store that say what the passes
+// The trailing arguments of a load, copy_async or store that say what the passes
 // proved of its pointers and mask (iris::ContiguousRows, iris::RowIntervals),
 // each written where it or a later argument (`more`) is.
 std::string known_cpp(const TirValue& v, bool more) {
@@ -569,8 +569,8 @@ class Printer {
       case TirOp::Zeros: return fmt::format("{}<{}>()", info.runtime, shape_args(v->type, true));
       case TirOp::Full: return fmt::format("{}<{}>({})", info.runtime, shape_args(v->type, true), expr(a[0]));
       case TirOp::Load:
-        return fmt::format("{}({}, {}, {}, {})", info.runtime, expr(a[0]), optional(a[1], "iris::NoMask{}"),
-                           optional(a[2], "iris::NoOther{}"), site(v));
+        return fmt::format("{}({}, {}, {}, {}{})", info.runtime, expr(a[0]), optional(a[1], "iris::NoMask{}"),
+                           optional(a[2], "iris::NoOther{}"), site(v), known_cpp(*v, false));
       case TirOp::CopyAsync: {
         // What the pipelining pass proved of the pointers and the mask, and
         // the flag of a specialised loop that says its runs are uniform.

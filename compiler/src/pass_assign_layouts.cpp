@@ -26,6 +26,10 @@
 //     memory, so that iris::store writes whole 16-byte runs of rows), its
 //     mask marked where it holds on one run of columns per row (rows < M &&
 //     cols < N: a run is whole where its ends are).
+//   - Any other load or store through pointers in the Dot layout that
+//     advance by one element along each row is marked so too (iris::load
+//     and iris::store then compute one pointer per row of a thread's
+//     fragments, not one per element).
 //   - Operations that need the blocked layout (trans, reshape, reductions
 //     along an axis, adding an axis, dot's operands, a call's arguments,
 //     variables of other layouts) get a convert_layout of a Dot operand.
@@ -77,6 +81,7 @@ class LayoutAssigner {
       });
       statement(*s, f.result);
     });
+    mark_rows_of_dot_accesses(f);
   }
 
  private:
@@ -200,6 +205,22 @@ class LayoutAssigner {
 
   // A store of a 2-D tile of 2-byte elements in the Dot layout through
   // pointers that advance by one element along each row.
+  // Loads and stores through pointers in the Dot layout (the 2-byte stores
+  // of stores_dot_rows are in DotRows) that advance by one element along
+  // each row are marked so: iris::load and iris::store then compute one
+  // pointer per row of a thread's fragments instead of one per element
+  // (iris::RowHeads), which for the f32 partial sums of the fused all-reduce
+  // at 128x256 would be 128 pointers a thread beside the 128 values.
+  void mark_rows_of_dot_accesses(TirFunction& f) {
+    for_each_value(f, [&](TirValue* v) {
+      if (v->op != TirOp::Load && v->op != TirOp::Store) return;
+      const TirValue* ptr = v->operands[0];
+      if (ptr->type.is_tile() && ptr->type.dims.size() == 2 && ptr->type.layout == TirLayout::Dot &&
+          row_stride(ptr, lets_) == 1)
+        v->attrs<AccessAttrs>().contiguous_rows = true;
+    });
+  }
+
   bool stores_dot_rows(const TirValue& store) const {
     const TirValue* ptr = store.operands[0];
     const TirValue* value = store.operands[1];

@@ -661,6 +661,55 @@ struct StoreDotRows {
   }
 };
 
+// An f32 tile loaded and stored in dot's accumulator layout through
+// contiguous rows (m x n of ld-wide matrices at in and out + offset), as
+// generated code accesses a fused all-reduce's partial sums: ContiguousRows
+// without RowsOf, so on an NVIDIA GPU one pointer per row of a thread's
+// fragments (MmaAcc::row_head). Elements the mask leaves out load as -1, and
+// `whole` (M x N) receives the loaded tile unmasked.
+template <int M, int N>
+struct CopyDotRows {
+  static IRIS_HD void run(const Program&, const float* in, float* out, float* whole, int32_t m, int32_t n,
+                          int32_t ld) {
+    using namespace iris;
+    using D = DotLayout<bfloat16, M, N>;
+    const auto rows = broadcast_to<D>(expand_dims<1>(arange<M>()));
+    const auto cols = broadcast_to<D>(expand_dims<0>(arange<N>()));
+    const auto mask = logical_and(lt(rows, m), lt(cols, n));
+    const auto loaded = load(add(add(in, mul(rows, ld)), cols), mask, -1.0f, Unchecked{}, ContiguousRows{});
+    store(add(add(out, mul(rows, ld)), cols), add(loaded, 1.0f), mask, Unchecked{}, ContiguousRows{});
+    store(add(add(whole, mul(rows, N)), cols), loaded, NoMask{}, Unchecked{}, ContiguousRows{});
+  }
+};
+
+template <int M, int N>
+void check_copy_dot_rows(int m, int n, int ld, int offset) {
+  CAPTURE(M);
+  CAPTURE(N);
+  CAPTURE(m);
+  CAPTURE(n);
+  CAPTURE(ld);
+  CAPTURE(offset);
+  const auto value_at = [](int r, int c) { return static_cast<float>(r * 1000 + c); };
+  Buffer<float> in(offset + M * ld, 0.0f), out(offset + M * ld, 5e6f), whole(M * N, 0.0f);
+  for (int r = 0; r < M; ++r)
+    for (int c = 0; c < ld; ++c) in[offset + r * ld + c] = value_at(r, c);
+  run<CopyDotRows<M, N>>(1, in.data() + offset, out.data() + offset, whole.data(), m, n, ld);
+  for (int i = 0; i < offset + M * ld; ++i) {
+    const int r = (i - offset) / ld, c = (i - offset) % ld;
+    const bool stored = i >= offset && r < m && c < n;
+    CAPTURE(r);
+    CAPTURE(c);
+    REQUIRE(out[i] == (stored ? value_at(r, c) + 1.0f : 5e6f));
+  }
+  for (int r = 0; r < M; ++r)
+    for (int c = 0; c < N; ++c) {
+      CAPTURE(r);
+      CAPTURE(c);
+      REQUIRE(whole[r * N + c] == (r < m && c < n ? value_at(r, c) : -1.0f));
+    }
+}
+
 template <int M, int N, bool Intervals = true>
 void check_store_dot_rows(int m, int n, int ld, int offset) {
   CAPTURE(Intervals);
@@ -719,6 +768,15 @@ void check_mma_grid() {
   }
   // Warp 1 starts the next warp column, or the next warp row if there is one column.
   CHECK(G::index(32, 0) == (G::WN > 1 ? G::TN : G::TM * N));
+  // Each element is its row's head plus its column after it, for every thread
+  // (what loads and stores through contiguous rows rely on).
+  for (int t = 0; t < 256; ++t)
+    for (int j = 0; j < G::per_thread; ++j) {
+      CAPTURE(t);
+      CAPTURE(j);
+      REQUIRE(G::index(t, j) == G::index(t, G::row_head(j)) + G::column_after_head(j));
+      REQUIRE(G::column_after_head(G::row_head(j)) == 0);
+    }
 }
 
 
@@ -1052,6 +1110,15 @@ TEST_CASE("tile 2-D: a dot's result stored in runs of contiguous rows (Contiguou
   check_store_dot_rows<16, 64>(16, 64, 64, 0);
   check_store_dot_rows<64, 64, false>(50, 61, 64, 0);  // the mask looked at element by element
   check_store_dot_rows<128, 256, false>(100, 250, 256, 0);
+}
+
+TEST_CASE("tile 2-D: f32 tiles of dot's layout loaded and stored through contiguous rows") {
+  check_copy_dot_rows<64, 64>(64, 64, 64, 0);       // every pair whole
+  check_copy_dot_rows<64, 64>(50, 61, 64, 0);       // the right edge cuts a pair, rows cut off
+  check_copy_dot_rows<64, 64>(64, 64, 67, 0);       // every other row's pairs misaligned
+  check_copy_dot_rows<64, 64>(64, 64, 64, 1);       // a misaligned base
+  check_copy_dot_rows<128, 256>(100, 250, 256, 0);  // wgmma's accumulator grid (sm_90a)
+  check_copy_dot_rows<16, 64>(16, 64, 64, 0);
 }
 
 // FragmentRows' placement over the mma grid G of an (M, N) tile, as a grid

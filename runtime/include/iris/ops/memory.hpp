@@ -147,38 +147,52 @@ using RowsOf = typename rows_of_layout<L>::type;
 // is not). A run that the hardware moves in one vector access (vector_access),
 // aligned to its size and all of it active and unmasked, goes whole to
 // `on_run(first, c)`: it starts at element c, whose address is `first`. The
-// other elements go one at a time to `on_element(j, on)`, `on` telling whether
-// element j is active and unmasked. Load and store share it, so that both take
-// the vector path under the same conditions.
-template <class P, class M, class OnRun, class OnElement>
+// other elements go one at a time to `on_element(p, j, on)`: element j, at
+// p, `on` telling whether it is active and unmasked. Load and store share it,
+// so that both take the vector path under the same conditions.
+//
+// Known = ContiguousRows (the pointers advance by one element along each
+// row) in a layout of row heads (RowHeads: dot's accumulator on an NVIDIA
+// GPU) reads only the pointers of the rows' heads and places each run at its
+// column after its head, so that the compiler computes one pointer a row, not
+// one an element (128 of them a thread at 128 x 256).
+template <class Known = AnyPointers, class P, class M, class OnRun, class OnElement>
 IRIS_HD void for_each_run(const P& ptr, const M& mask, OnRun on_run, OnElement on_element) {
   using T = std::remove_pointer_t<typename P::value_type>;
   using L = common_layout_t<P, M>;
-  constexpr bool vectors = is_contig<P> && vector_access<T, L>;
-  constexpr int V = is_contig<P> ? L::vec : 1;
+  constexpr bool along_rows = std::is_same_v<Known, ContiguousRows> && RowHeads<L>;
+  constexpr bool vectors = (is_contig<P> || along_rows) && vector_access<T, L>;
+  constexpr int V = is_contig<P> || along_rows ? L::vec : 1;
   const bool active = L::active();
   bool aligned = false;
-  if constexpr (vectors)
+  if constexpr (vectors && !along_rows)
     aligned = reinterpret_cast<uintptr_t>(ptr.base) % (sizeof(T) * V) == 0;
   // Unrolled (IRIS_UNROLL): the callers index register tiles by c + k.
   IRIS_UNROLL
   for (int c = 0; c < L::per_thread; c += V) {
+    T* first = nullptr;
+    if constexpr (along_rows) {
+      T* const head = ptr[L::row_head(c)];
+      first = head + L::column_after_head(c);
+      // A run starts a multiple of V columns after its head: aligned where the head is.
+      aligned = reinterpret_cast<uintptr_t>(head) % (sizeof(T) * V) == 0;
+    }
     if constexpr (vectors) {
       bool all = active;
       IRIS_UNROLL
       for (int k = 0; k < V; ++k) all = all && mask_at(mask, c + k);
       if (aligned && all) {
-        on_run(ptr[c], c);
+        on_run(along_rows ? first : ptr[c], c);
         continue;
       }
     }
     IRIS_UNROLL
-    for (int k = 0; k < V; ++k) on_element(c + k, active && mask_at(mask, c + k));
+    for (int k = 0; k < V; ++k) on_element(along_rows ? first + k : ptr[c + k], c + k, active && mask_at(mask, c + k));
   }
 }
 
-template <class P, class M = NoMask, class O = NoOther, class C = Unchecked>
-IRIS_HD auto load(const P& ptr, const M& mask = {}, const O& other = {}, const C& check = {}) {
+template <class P, class M = NoMask, class O = NoOther, class C = Unchecked, class Known = AnyPointers>
+IRIS_HD auto load(const P& ptr, const M& mask = {}, const O& other = {}, const C& check = {}, Known = {}) {
   check_memory<Access::load>(check, ptr, mask);
   using T = pointee_t<P>;
   if constexpr (std::is_pointer_v<P>) {
@@ -187,7 +201,7 @@ IRIS_HD auto load(const P& ptr, const M& mask = {}, const O& other = {}, const C
   } else {
     using L = common_layout_t<P, M, O>;
     Tile<T, P::size, L> out;
-    for_each_run(
+    for_each_run<Known>(
         ptr, mask,
         [&](const auto* first, int c) {
           constexpr int V = L::vec;
@@ -195,9 +209,9 @@ IRIS_HD auto load(const P& ptr, const M& mask = {}, const O& other = {}, const C
           IRIS_UNROLL
           for (int k = 0; k < V; ++k) out.v[c + k] = values.x[k];
         },
-        [&](int j, bool on) {
+        [&](const auto* p, int j, bool on) {
           out.v[j] = other_at<T>(other, j);
-          if (on) out.v[j] = *ptr[j];
+          if (on) out.v[j] = *p;
         });
     return out;
   }
@@ -244,7 +258,7 @@ IRIS_HD void store(const P& ptr, const X& value, const M& mask = {}, const C& ch
 #endif
     } else {
       using L = common_layout_t<P, X, M>;
-      for_each_run(
+      for_each_run<Known>(
           ptr, mask,
           [&](auto* first, int c) {
             constexpr int V = L::vec;
@@ -253,8 +267,8 @@ IRIS_HD void store(const P& ptr, const X& value, const M& mask = {}, const C& ch
             for (int k = 0; k < V; ++k) values.x[k] = static_cast<T>(elem(value, c + k));
             *reinterpret_cast<Chunk<T, V>*>(first) = values;
           },
-          [&](int j, bool on) {
-            if (on) *ptr[j] = static_cast<T>(elem(value, j));
+          [&](auto* p, int j, bool on) {
+            if (on) *p = static_cast<T>(elem(value, j));
           });
     }
   }

@@ -193,6 +193,12 @@ struct MmaGrid : GroupGrid<M, N, Threads, 32, 8, mma_grid_rows(M, N, Threads)> {
     const int col = wn * Shape::TN + (i % Shape::NI) * 8 + (lane % 4) * 2 + q % 2;
     return row * N + col;
   }
+  // A thread's elements lie on 2 MI rows: element j is row_head(j), the
+  // first of its row, plus column_after_head(j) columns, whatever the thread
+  // (index), so an access whose pointers advance by one element along each
+  // row needs one pointer a row, not one an element.
+  IRIS_HD static constexpr int row_head(int j) { return j / 4 / Shape::NI * Shape::NI * 4 + j % 4 / 2 * 2; }
+  IRIS_HD static constexpr int column_after_head(int j) { return j / 4 % Shape::NI * 8 + j % 2; }
 };
 }  // namespace detail
 
@@ -217,13 +223,25 @@ struct GridLayout {
 
 template <int M, int N>
 struct MmaAcc : detail::GridLayout<detail::MmaGrid<M, N, kThreads>, M, N, 2> {
-  static_assert(detail::MmaGrid<M, N, kThreads>::fits,
+  using Grid = detail::MmaGrid<M, N, kThreads>;
+  static_assert(Grid::fits,
                 "MmaAcc<M, N>: the warps of a program instance must tile (M, N) with 16 x 8 mma tiles "
                 "(M a multiple of 16 * WM, N of 8 * WN); DotLayout<T, M, N> picks Blocked<M, N> where they do not");
+  // One pointer a row for accesses through contiguous rows (ops/memory.hpp).
+  IRIS_HD static constexpr int row_head(int j) { return Grid::row_head(j); }
+  IRIS_HD static constexpr int column_after_head(int j) { return Grid::column_after_head(j); }
 };
 
 template <class L> inline constexpr bool is_mma_acc = false;
 template <int M, int N> inline constexpr bool is_mma_acc<MmaAcc<M, N>> = true;
+
+// Layouts that give each thread's elements as a few rows' heads and columns
+// after them (MmaAcc::row_head).
+template <class L>
+concept RowHeads = requires {
+  L::row_head(0);
+  L::column_after_head(0);
+};
 
 // ---------------------------------------------------------------- FragmentRows
 // The layout of the pointers and mask of a store of Acc's fragments (MmaAcc)
