@@ -2,7 +2,7 @@
 // against the plain .iris GEMM, at the same shapes and the same tiles.
 //
 // Each mode is one operation (or its role-split variant, FusedConfig::
-// comm_programs > 0). With W ranks (one per GPU; several may share one) the
+// comm_programs != 0). With W ranks (one per GPU; several may share one) the
 // shape M×N×K is the whole problem, as the operation takes it (every dimension
 // a multiple of W), and every rank computes one GEMM, its "local GEMM":
 //
@@ -109,7 +109,7 @@ enum class Op { all_scatter, all_reduce, reduce_scatter, all_gather };
 
 struct Variant {
   Op op;
-  bool split;  // comm_programs > 0
+  bool split;  // comm_programs != 0
 };
 
 Variant variant_of(const std::string& mode) {
@@ -247,7 +247,8 @@ int main(int argc, char** argv) {
                 {"all_gather", "all_gather_matmul: A's rows split, loaded from the peers"},
                 {"all_gather_push", "the same, --comm programs pushing A's tiles with ready flags"}};
   spec.options = {{"--programs", "N", "FusedConfig::programs (0: multiprocessor_count() / ranks per GPU)", 0},
-                  {"--comm", "N", "FusedConfig::comm_programs of the _split and _push modes; 0: programs / 8, >= 1",
+                  {"--comm", "N",
+                   "FusedConfig::comm_programs of the _split and _push modes (0: automatic_comm, chosen by measurement)",
                    0}};
   sample::Options opt = sample::parse(static_cast<int>(rest.size()), rest.data(), kWhat, spec);
   for (const Shape& s : shapes) {
@@ -279,10 +280,7 @@ int main(int argc, char** argv) {
 #else
     bench::GpuTimer timer(iris::Stream{});
 #endif
-    const int programs =
-        programs_option > 0 ? programs_option
-                            : std::max(1, rank.multiprocessor_count() / detail::ranks_per_device(rank));
-    const int comm = comm_option > 0 ? comm_option : std::max(1, programs / 8);
+    const int comm = comm_option > 0 ? comm_option : FusedConfig::automatic_comm;
     for (const Shape& s : shapes) {
       const int M = static_cast<int>(s.M), N = static_cast<int>(s.N), K = static_cast<int>(s.K);
       const int m_local = M / world, n_local = N / world, k_local = K / world;
@@ -412,8 +410,9 @@ int main(int argc, char** argv) {
               if (measured) std::snprintf(text, sizeof text, format, value);
               return std::string(text);
             };
-            std::printf("%-18s %-9s %-16s %5d %5d %4d %9s %10s %9s %9s %8s %10s %13s %12s %9s %5s\n", mode.c_str(),
-                        tiles_name(tiles).c_str(), s.text().c_str(), world, grid, config.comm_programs,
+            const std::string comm_text = detail::automatic_comm(config) ? "auto" : std::to_string(config.comm_programs);
+            std::printf("%-18s %-9s %-16s %5d %5d %4s %9s %10s %9s %9s %8s %10s %13s %12s %9s %5s\n", mode.c_str(),
+                        tiles_name(tiles).c_str(), s.text().c_str(), world, grid, comm_text.c_str(),
                         figure(opt.bench, "%.3f", gemm_us / 1e3).c_str(),
                         figure(opt.bench, "%.3f", persistent_us / 1e3).c_str(),
                         figure(cublas_us > 0, "%.3f", cublas_us / 1e3).c_str(),

@@ -87,6 +87,20 @@ const Case kCases[] = {
     {"c_overlaps_b", "iris::ops::matmul_all_scatter: c and b overlap: ",
      "the output may share no memory with an input (the operation does not work in place)",
      [](const Operands& o) { iris::ops::matmul_all_scatter(o.ws, o.host, o.heap_c, o.heap_c, kM, kN, kK); }},
+    {"comm_negative", "iris::ops::matmul_all_scatter: config.comm_programs = -2 ",
+     "must be 0 (no role split), a count of programs, or FusedConfig::automatic_comm (-1)",
+     [](const Operands& o) {
+       FusedConfig config;
+       config.comm_programs = -2;
+       iris::ops::matmul_all_scatter(o.ws, o.heap_a, o.heap_b, o.heap_c, kM, kN, kK, {}, config);
+     }},
+    {"comm_automatic_without_comm", "iris::ops::matmul_all_reduce: config.comm_programs = -1: ",
+     "this operation has no communication programs (leave it 0)",
+     [](const Operands& o) {
+       FusedConfig config;
+       config.comm_programs = FusedConfig::automatic_comm;
+       iris::ops::matmul_all_reduce(o.ws, o.heap_a, o.heap_b, o.heap_c, kM, kN, kK, {}, config);
+     }},
     {"k_differs", "iris::ops::matmul_all_reduce: iris: collective call #",
      "differs between ranks: rank 0 called iris::ops::matmul_all_reduce(bf16, m 24, n 24, k 24, tiles 64x64x32, "
      "group_m 8, programs 0, comm_programs 0) through the workspace at allocation #1",

@@ -98,8 +98,13 @@ struct FusedConfig {
   // matmul_all_scatter and all_gather_matmul: 0 runs the plain kernel, N > 0 the
   // role-split one, whose last (all-scatter) or first (all-gather) N programs
   // communicate while the others compute; the grid is then N + min(tiles,
-  // programs − N) programs, at least N + 1. The other operations take 0 only.
+  // programs − N) programs, at least N + 1. automatic_comm: the role split
+  // with N chosen by measurement, as automatic tiles are (with them, both
+  // together), among 1, 2, 4, ... automatic_comm_most that leave compute
+  // programs; the CPU takes 1. The other operations take 0 only.
   int comm_programs = 0;
+  static constexpr int automatic_comm = -1;
+  static constexpr int automatic_comm_most = 32;
   // Compare the call across the ranks before launching (Rank::agree: the
   // operation, m, n, k, this config and the workspace): a host rendezvous per
   // call. Leave it on until a program is known to be correct.
@@ -145,6 +150,11 @@ struct FusedShapeList {
      ...);
     return base;
   }
+  static std::string name_of(const FusedConfig& c) {
+    std::string out;
+    with(c, [&](auto shape) { out = decltype(shape)::name(); });
+    return out;
+  }
   static std::string names() {
     std::string out;
     ((out += (out.empty() ? "" : ", ") + Shapes::name()), ...);
@@ -176,6 +186,12 @@ inline int ranks_per_device([[maybe_unused]] const Rank& rank) {
 }
 
 inline bool automatic_tiles(const FusedConfig& c) { return c.block_m == 0 && c.block_n == 0 && c.block_k == 0; }
+inline bool automatic_comm(const FusedConfig& c) { return c.comm_programs == FusedConfig::automatic_comm; }
+// Whether an operation (has_comm: one with communication programs) measures
+// some of config's fields before its first call.
+inline bool has_choices(const FusedConfig& c, bool has_comm) {
+  return automatic_tiles(c) || (has_comm && automatic_comm(c));
+}
 
 // The config's fields, whatever the operation (automatic tiles are chosen
 // before: every config checked here has its tiles).
@@ -194,12 +210,13 @@ inline void check_config(const char* op, const FusedConfig& c, bool has_comm) {
   }
   if (c.group_m < 1) fail(op, "config.group_m = " + std::to_string(c.group_m) + " must be at least 1");
   if (c.programs < 0) fail(op, "config.programs = " + std::to_string(c.programs) + " must not be negative");
-  if (c.comm_programs < 0) {
-    fail(op, "config.comm_programs = " + std::to_string(c.comm_programs) + " must not be negative");
-  }
   if (!has_comm && c.comm_programs != 0) {
     fail(op, "config.comm_programs = " + std::to_string(c.comm_programs) +
                  ": this operation has no communication programs (leave it 0)");
+  }
+  if (c.comm_programs < 0) {
+    fail(op, "config.comm_programs = " + std::to_string(c.comm_programs) +
+                 " must be 0 (no role split), a count of programs, or FusedConfig::automatic_comm (-1)");
   }
   if (c.comm_programs > 0 && c.programs > 0 && c.programs <= c.comm_programs) {
     fail(op, "config.programs = " + std::to_string(c.programs) +
@@ -234,24 +251,48 @@ inline int grid_of(const char* op, const Rank& rank, const FusedConfig& c, std::
   return static_cast<int>(grid);
 }
 
-// `config` with its tiles where it has them; else (automatic tiles) with
-// those that call(config with tiles) runs fastest for this call, measured at
-// the first call of `op` with these sizes and fields (see FusedConfig).
+// The configs that config's automatic fields stand for (has_comm: the
+// operation has communication programs), in the order they are measured:
+// every compiled tile shape for automatic tiles, and for automatic_comm the
+// counts 1, 2, 4, ... FusedConfig::automatic_comm_most that leave programs
+// to compute (with one rank there is nothing to send: the fewest win).
+inline std::vector<FusedConfig> candidates(const Rank& rank, const FusedConfig& config, bool has_comm) {
+  std::vector<FusedConfig> tiles;
+  for (int i = 0; i < (automatic_tiles(config) ? FusedShapes::count : 1); ++i)
+    tiles.push_back(automatic_tiles(config) ? FusedShapes::config(config, i) : config);
+  if (!has_comm || !automatic_comm(config)) return tiles;
+  const int programs =
+      config.programs > 0 ? config.programs : std::max(1, rank.multiprocessor_count() / ranks_per_device(rank));
+  std::vector<FusedConfig> out;
+  for (const FusedConfig& t : tiles) {
+    for (int comm = 1; comm <= FusedConfig::automatic_comm_most && (comm == 1 || comm < programs); comm *= 2) {
+      FusedConfig c = t;
+      c.comm_programs = comm;
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+// `config` with its automatic fields chosen (has_choices): the candidate that
+// call(candidate) runs fastest for this call, measured at the first call of
+// `op` with these sizes and fields (see FusedConfig); on the CPU the first.
 template <class Call>
-FusedConfig with_tiles_chosen(const char* op, Rank& rank, const FusedConfig& config, int m, int n, int k,
-                              [[maybe_unused]] Stream stream, [[maybe_unused]] Call&& call) {
-  if (!automatic_tiles(config)) return config;
+FusedConfig with_choices_made(const char* op, Rank& rank, const FusedConfig& config, bool has_comm, int m, int n,
+                              int k, [[maybe_unused]] Stream stream, [[maybe_unused]] Call&& call) {
+  const std::vector<FusedConfig> choices = candidates(rank, config, has_comm);
 #if IRIS_GPU
   const std::string key = std::string(op) + "(bf16, m " + std::to_string(m) + ", n " + std::to_string(n) + ", k " +
                           std::to_string(k) + ", " + std::to_string(rank.world_size()) + " ranks, group_m " +
                           std::to_string(config.group_m) + ", programs " + std::to_string(config.programs) +
-                          ", comm_programs " + std::to_string(config.comm_programs) + ")";
+                          ", comm_programs " + std::to_string(config.comm_programs) +
+                          (automatic_tiles(config) ? "" : ", tiles " + FusedShapes::name_of(config)) + ")";
   const int index = autotune_index(
-      rank, key, FusedShapes::count, [&](int i) { call(FusedShapes::config(config, i)); }, stream);
-  return FusedShapes::config(config, index);
+      rank, key, static_cast<int>(choices.size()), [&](int i) { call(choices[static_cast<std::size_t>(i)]); }, stream);
+  return choices[static_cast<std::size_t>(index)];
 #else
-  (void)op, (void)rank, (void)m, (void)n, (void)k;
-  return FusedShapes::config(config, 0);
+  (void)op, (void)m, (void)n, (void)k;
+  return choices.front();
 #endif
 }
 
@@ -369,9 +410,9 @@ void matmul_all_scatter(FusedWorkspace& ws, const T* a, const T* b, T* c, int m,
                         const FusedConfig& config = {}) {
   IRIS_FUSED_ELEMENT_CHECK(T);
   constexpr const char* op = "iris::ops::matmul_all_scatter";
-  if (detail::automatic_tiles(config)) {
-    const auto call = [&](const FusedConfig& tiles) { matmul_all_scatter(ws, a, b, c, m, n, k, stream, tiles); };
-    return call(detail::with_tiles_chosen(op, ws.rank(), config, m, n, k, stream, call));
+  if (detail::has_choices(config, true)) {
+    const auto call = [&](const FusedConfig& chosen) { matmul_all_scatter(ws, a, b, c, m, n, k, stream, chosen); };
+    return call(detail::with_choices_made(op, ws.rank(), config, true, m, n, k, stream, call));
   }
   Rank& rank = ws.rank();
   const int world = rank.world_size();
@@ -419,9 +460,9 @@ void matmul_all_reduce(FusedWorkspace& ws, const T* a, const T* b, T* c, int m, 
                        const FusedConfig& config = {}) {
   IRIS_FUSED_ELEMENT_CHECK(T);
   constexpr const char* op = "iris::ops::matmul_all_reduce";
-  if (detail::automatic_tiles(config)) {
-    const auto call = [&](const FusedConfig& tiles) { matmul_all_reduce(ws, a, b, c, m, n, k, stream, tiles); };
-    return call(detail::with_tiles_chosen(op, ws.rank(), config, m, n, k, stream, call));
+  if (detail::has_choices(config, false)) {
+    const auto call = [&](const FusedConfig& chosen) { matmul_all_reduce(ws, a, b, c, m, n, k, stream, chosen); };
+    return call(detail::with_choices_made(op, ws.rank(), config, false, m, n, k, stream, call));
   }
   Rank& rank = ws.rank();
   const int world = rank.world_size();
@@ -461,9 +502,9 @@ void matmul_reduce_scatter(FusedWorkspace& ws, const T* a, const T* b, T* c, int
                            const FusedConfig& config = {}) {
   IRIS_FUSED_ELEMENT_CHECK(T);
   constexpr const char* op = "iris::ops::matmul_reduce_scatter";
-  if (detail::automatic_tiles(config)) {
-    const auto call = [&](const FusedConfig& tiles) { matmul_reduce_scatter(ws, a, b, c, m, n, k, stream, tiles); };
-    return call(detail::with_tiles_chosen(op, ws.rank(), config, m, n, k, stream, call));
+  if (detail::has_choices(config, false)) {
+    const auto call = [&](const FusedConfig& chosen) { matmul_reduce_scatter(ws, a, b, c, m, n, k, stream, chosen); };
+    return call(detail::with_choices_made(op, ws.rank(), config, false, m, n, k, stream, call));
   }
   Rank& rank = ws.rank();
   const int world = rank.world_size();
@@ -507,9 +548,9 @@ void all_gather_matmul(FusedWorkspace& ws, const T* a, const T* b, T* c, int m, 
                        const FusedConfig& config = {}) {
   IRIS_FUSED_ELEMENT_CHECK(T);
   constexpr const char* op = "iris::ops::all_gather_matmul";
-  if (detail::automatic_tiles(config)) {
-    const auto call = [&](const FusedConfig& tiles) { all_gather_matmul(ws, a, b, c, m, n, k, stream, tiles); };
-    return call(detail::with_tiles_chosen(op, ws.rank(), config, m, n, k, stream, call));
+  if (detail::has_choices(config, true)) {
+    const auto call = [&](const FusedConfig& chosen) { all_gather_matmul(ws, a, b, c, m, n, k, stream, chosen); };
+    return call(detail::with_choices_made(op, ws.rank(), config, true, m, n, k, stream, call));
   }
   Rank& rank = ws.rank();
   const int world = rank.world_size();
