@@ -8,7 +8,8 @@
 // in a namespace of the module's. A type parameter is a `class` template parameter, printed
 // wherever a type is (the checker marked the types that are it). Each TIR
 // operation is the tile library's function of tir_ops.def (iris::add,
-// iris::load, ...), and each expression tree one C++ expression: the library
+// iris::load, ...; a memory access the function of its route, memory_route),
+// and each expression tree one C++ expression: the library
 // keeps offsets built from arange symbolic, so contiguous accesses vectorise
 // without analysis here. A Broadcast that is an operation's operand prints as
 // its scalar, which the library's operations take as it is; one that is
@@ -569,7 +570,7 @@ class Printer {
       case TirOp::Zeros: return fmt::format("{}<{}>()", info.runtime, shape_args(v->type, true));
       case TirOp::Full: return fmt::format("{}<{}>({})", info.runtime, shape_args(v->type, true), expr(a[0]));
       case TirOp::Load:
-        return fmt::format("{}({}, {}, {}, {}{})", info.runtime, expr(a[0]), optional(a[1], "iris::NoMask{}"),
+        return fmt::format("{}({}, {}, {}, {}{})", access_function(*v), expr(a[0]), optional(a[1], "iris::NoMask{}"),
                            optional(a[2], "iris::NoOther{}"), site(v), known_cpp(*v, false));
       case TirOp::CopyAsync: {
         // What the pipelining pass proved of the pointers and the mask, and
@@ -577,7 +578,7 @@ class Printer {
         const bool uniform_runs = a.size() > 4;
         std::string known = known_cpp(*v, uniform_runs);
         if (uniform_runs) known += ", " + expr(a[4]);
-        return fmt::format("{}({}, {}, {}, {}, {}{})", info.runtime, expr(a[3]), expr(a[0]),
+        return fmt::format("{}({}, {}, {}, {}, {}{})", access_function(*v), expr(a[3]), expr(a[0]),
                            optional(a[1], "iris::NoMask{}"), optional(a[2], "iris::NoOther{}"), site(v), known);
       }
       case TirOp::StageAt: return fmt::format("{}[{}]", expr(a[0]), expr(a[1]));
@@ -590,32 +591,32 @@ class Printer {
       }
       case TirOp::Store: {
         // What layout assignment proved of the pointers and the mask.
-        return fmt::format("{}({}, {}, {}, {}{})", info.runtime, expr(a[0]), operand(a[1]),
+        return fmt::format("{}({}, {}, {}, {}{})", access_function(*v), expr(a[0]), operand(a[1]),
                            optional(a[2], "iris::NoMask{}"), site(v), known_cpp(*v, false));
       }
       case TirOp::AtomicRmw: {
         const auto& rmw = v->attrs<RmwAttrs>();
-        return fmt::format("{}<iris::AtomicOp::{}, {}>({}, {}, {}, {})", info.runtime, rmw.atomic_op, order(rmw.order),
-                           expr(a[0]), operand(a[1]), optional(a[2], "iris::NoMask{}"), site(v));
+        return fmt::format("{}<iris::AtomicOp::{}, {}>({}, {}, {}, {})", access_function(*v), rmw.atomic_op,
+                           order(rmw.order), expr(a[0]), operand(a[1]), optional(a[2], "iris::NoMask{}"), site(v));
       }
       case TirOp::AtomicCas:
-        return fmt::format("{}<{}>({}, {}, {}, {})", info.runtime, order(v->attrs<OrderAttrs>().order), expr(a[0]),
-                           operand(a[1]),
-                           operand(a[2]), site(v));
+        return fmt::format("{}<{}>({}, {}, {}, {})", access_function(*v), order(v->attrs<OrderAttrs>().order),
+                           expr(a[0]), operand(a[1]), operand(a[2]), site(v));
       case TirOp::AtomicLoad:
-        return fmt::format("{}<{}>({}, {})", info.runtime, order(v->attrs<OrderAttrs>().order), expr(a[0]), site(v));
+        return fmt::format("{}<{}>({}, {})", access_function(*v), order(v->attrs<OrderAttrs>().order), expr(a[0]),
+                           site(v));
       case TirOp::AtomicStore:
-        return fmt::format("{}<{}>({}, {}, {})", info.runtime, order(v->attrs<OrderAttrs>().order), expr(a[0]),
+        return fmt::format("{}<{}>({}, {}, {})", access_function(*v), order(v->attrs<OrderAttrs>().order), expr(a[0]),
                            operand(a[1]), site(v));
       case TirOp::WaitUntil: {
         const auto& wait = v->attrs<WaitAttrs>();
-        return fmt::format("{}<{}>({}, iris::Cmp::{}, {}, {})", info.runtime, order(wait.order), expr(a[0]), wait.cmp,
-                           operand(a[1]), site(v));
+        return fmt::format("{}<{}>({}, iris::Cmp::{}, {}, {})", access_function(*v), order(wait.order), expr(a[0]),
+                           wait.cmp, operand(a[1]), site(v));
       }
       case TirOp::Signal: {
         const auto& signal = v->attrs<SignalAttrs>();
-        return fmt::format("{}<{}, {}>({}, {}, {})", info.runtime, signal.add ? "true" : "false", order(signal.order),
-                           expr(a[0]), operand(a[1]), site(v));
+        return fmt::format("{}<{}, {}>({}, {}, {})", access_function(*v), signal.add ? "true" : "false",
+                           order(signal.order), expr(a[0]), operand(a[1]), site(v));
       }
       case TirOp::Fence:  // checked builds tell the race detector what it orders
         return fmt::format("{}<{}>({})", info.runtime, order(v->attrs<OrderAttrs>().order), v->checked ? site(v) : "");
@@ -665,6 +666,18 @@ class Printer {
 };
 
 }  // namespace
+
+MemoryRoute memory_route(const TirValue& access) {
+  return access.operands[0]->type.space == AddressSpace::Remote ? MemoryRoute::Peer : MemoryRoute::Own;
+}
+
+std::string_view access_function(const TirValue& access) {
+  switch (memory_route(access)) {
+    case MemoryRoute::Own:
+    case MemoryRoute::Peer: return tir_op_info(access.op).runtime;
+  }
+  throw std::logic_error("C++ printer: unknown memory route");
+}
 
 void emit_cpp(const TirModule& module, const llvm::SourceMgr& sources, llvm::raw_ostream& out) {
   Printer(module, sources, out).module();

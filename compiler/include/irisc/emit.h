@@ -11,4 +11,21 @@ namespace irisc {
 // Writes the generated C++ for a lowered module (lower.h).
 void emit_cpp(const TirModule& module, const llvm::SourceMgr& sources, llvm::raw_ostream& out);
 
+// How a memory access (an operation that reads or writes through its first
+// operand, a pointer: tir_trait::ReadsMemory, WritesMemory) reaches the
+// memory it names, from that pointer's address space. The printer asks here,
+// and only here, so that a transport to peers that loads and stores cannot
+// reach (multi-node) changes this one decision.
+enum class MemoryRoute : uint8_t {
+  Own,   // the calling rank's memory: a plain pointer or its own symmetric heap
+  Peer,  // another rank's heap (AddressSpace::Remote: a translation's result)
+};
+MemoryRoute memory_route(const TirValue& access);
+
+// The runtime function that performs `access` on its route. Every peer's heap
+// is mapped into the calling rank's address space (threads of one process,
+// or CUDA IPC), so both routes take the tile library's own loads, stores and
+// atomics (tir_ops.def's function).
+std::string_view access_function(const TirValue& access);
+
 }  // namespace irisc
