@@ -19,7 +19,7 @@
 //     (iris::CopyLayout: runs of 16 bytes of the copied type per thread, one
 //     cp.async each), laid out again as above.
 //   - A store of a Dot-layout tile of 2-byte elements whose pointers advance
-//     by one element along each row (row_analysis.h: C + rows * ld +
+//     by one element along each row (affine.h: C + rows * ld +
 //     columns) is marked so, and its pointers and mask are computed in
 //     DotRows (iris::RowsOf: on NVIDIA GPUs the runs of rows that each
 //     thread writes once the warp has passed its fragments through shared
@@ -43,7 +43,7 @@
 // The walk is in program order, so a `let` without a written type takes its
 // value's layout before its first read.
 #include "irisc/passes.h"
-#include "irisc/row_analysis.h"
+#include "irisc/affine.h"
 #include "irisc/tir_walk.h"
 
 #include <unordered_map>
@@ -145,7 +145,7 @@ class LayoutAssigner {
       rows.layout = TirLayout::DotRows;
       for (size_t i : {0, 2})
         if (v->operands[i]) v->operands[i] = in_layout(v->operands[i], v->operands[i]->type.laid_out_like(rows));
-      access.row_interval_mask = v->operands[2] && row_interval(v->operands[2], lets_);
+      access.row_interval_mask = v->operands[2] && row_intervals(v->operands[2], lets_);
       return v;
     }
     if (!has(*v, tir_trait::SameLayout)) return v;
@@ -216,7 +216,7 @@ class LayoutAssigner {
       if (v->op != TirOp::Load && v->op != TirOp::Store) return;
       const TirValue* ptr = v->operands[0];
       if (ptr->type.is_tile() && ptr->type.dims.size() == 2 && ptr->type.layout == TirLayout::Dot &&
-          row_stride(ptr, lets_) == 1)
+          AffineForm::of(ptr, lets_).row_stride() == 1)
         v->attrs<AccessAttrs>().contiguous_rows = true;
     });
   }
@@ -225,7 +225,7 @@ class LayoutAssigner {
     const TirValue* ptr = store.operands[0];
     const TirValue* value = store.operands[1];
     return value->type.is_tile() && value->type.dims.size() == 2 && value->type.layout == TirLayout::Dot &&
-           ptr->type.is_tile() && element_bytes(ptr->type, *f_) == 2 && row_stride(ptr, lets_) == 1;
+           ptr->type.is_tile() && element_bytes(ptr->type, *f_) == 2 && AffineForm::of(ptr, lets_).row_stride() == 1;
   }
 
   static TirType blocked(TirType t) {

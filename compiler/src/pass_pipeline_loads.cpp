@@ -68,7 +68,7 @@
 // ready) and its bounds and step are recomputable, so that the loads may move
 // and the bounds may be evaluated again.
 #include "irisc/passes.h"
-#include "irisc/row_analysis.h"
+#include "irisc/affine.h"
 #include "irisc/run_conditions.h"
 #include "irisc/tir_builder.h"
 #include "irisc/tir_walk.h"
@@ -338,8 +338,8 @@ class Pipeliner {
     for (const TirValue* operand : load->operands) copy->operands.push_back(clone(operand, at));
     copy->operands.push_back(stage);
     copy->attrs<AccessAttrs>() = {
-        .contiguous_rows = row_stride(copy->operands[0], function_lets_) == 1,
-        .row_interval_mask = copy->operands[1] && row_interval(copy->operands[1], function_lets_)};
+        .contiguous_rows = AffineForm::of(copy->operands[0], function_lets_).row_stride() == 1,
+        .row_interval_mask = copy->operands[1] && row_intervals(copy->operands[1], function_lets_)};
     if (uniform_loads_.count(load)) copy->operands.push_back(b_.read(uniform_flag_));
     return copy;
   }

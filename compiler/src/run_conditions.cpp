@@ -1,4 +1,4 @@
-// The pipelining pass's divisibility analysis; see run_conditions.h.
+// The pipelining pass's run-time conditions; see run_conditions.h.
 #include "irisc/run_conditions.h"
 
 #include "irisc/tir_walk.h"
@@ -6,104 +6,97 @@
 namespace irisc {
 
 TirValue* RunConditions::uniform_runs(const TirValue& load, std::optional<int> element_bytes, int run_bytes) {
-  const TirValue* ptr = load.operands[0];
   const TirValue* mask = load.operands.size() > 1 ? load.operands[1] : nullptr;
-  if (!element_bytes || run_bytes % *element_bytes != 0 || row_stride(ptr, function_lets_) != 1) return nullptr;
-  if (mask && !row_interval(mask, function_lets_)) return nullptr;
+  if (!element_bytes || run_bytes % *element_bytes != 0) return nullptr;
+  const AffineForm pointers = AffineForm::of(load.operands[0], function_lets_);
+  if (pointers.row_stride() != 1) return nullptr;
+  std::optional<std::vector<RowComparison>> comparisons;
+  if (mask && !(comparisons = row_intervals(mask, function_lets_))) return nullptr;
   run_elements_ = run_bytes / *element_bytes;
   element_size_ = *element_bytes;
-  TirValue* aligned = multiple_of(ptr, run_bytes, Elements::RunStarts);
-  TirValue* uniform = mask ? uniform_mask(mask) : b_.true_value();
+  TirValue* aligned = multiple_of(pointers, run_bytes);
+  TirValue* uniform = comparisons ? uniform_mask(*comparisons) : b_.true_value();
   return aligned && uniform ? all_of(aligned, uniform) : nullptr;
 }
 
 // A mask's comparisons, each holding on whole rows or changing at a run's
 // boundary (a conjunction of conditions; null where one is not shown).
-TirValue* RunConditions::uniform_mask(const TirValue* m) {
-  if (!m->type.is_tile()) return b_.true_value();
-  switch (m->op) {
-    case TirOp::Read: {
-      const TirValue* let = let_value(m->var());
-      return let ? uniform_mask(let) : nullptr;
-    }
-    case TirOp::Broadcast: return b_.true_value();
-    case TirOp::AddAxis: return m->attrs<AxisAttrs>().axis == 1 ? b_.true_value() : uniform_mask(m->operands[0]);
-    case TirOp::BroadcastTo:
-      return m->operands[0]->type.dims.back().is_one() ? b_.true_value() : uniform_mask(m->operands[0]);
-    case TirOp::ConvertLayout: return uniform_mask(m->operands[0]);
-    case TirOp::LogicalAnd:
-    case TirOp::BitAnd: return both(uniform_mask(m->operands[0]), uniform_mask(m->operands[1]));
-    case TirOp::Lt:
-    case TirOp::Le:
-    case TirOp::Gt:
-    case TirOp::Ge: {
-      // x < y (x <= y), with x and y advancing by sx and sy along the row:
-      // the same on the whole row where sx == sy; where sx - sy is 1, x < y
-      // holds on the columns before y - x at the row's start, and where it
-      // is -1, x <= y on those from x - y on.
-      const bool swapped = m->op == TirOp::Gt || m->op == TirOp::Ge;
-      const TirValue* x = m->operands[swapped ? 1 : 0];
-      const TirValue* y = m->operands[swapped ? 0 : 1];
-      const bool strict = m->op == TirOp::Lt || m->op == TirOp::Gt;
-      const auto sx = row_stride(x, function_lets_), sy = row_stride(y, function_lets_);
-      if (!sx || !sy) return nullptr;
-      if (*sx == *sy) return b_.true_value();
-      if (*sx - *sy == 1 && strict) return multiple_of(tile_difference(y, x), run_elements_, Elements::RunStarts);
-      if (*sx - *sy == -1 && !strict) return multiple_of(tile_difference(x, y), run_elements_, Elements::RunStarts);
-      return nullptr;
-    }
-    default: return nullptr;
-  }
+TirValue* RunConditions::uniform_mask(const std::vector<RowComparison>& comparisons) {
+  TirValue* all = b_.true_value();
+  for (const RowComparison& c : comparisons)
+    if (!(all = both(all, uniform_comparison(c)))) return nullptr;
+  return all;
 }
 
-// a - b, for the analysis only (never printed).
-TirValue* RunConditions::tile_difference(const TirValue* a, const TirValue* b) {
-  TirValue* v = m_.make_value(TirOp::Sub, a->type, a->loc);
-  v->operands = {const_cast<TirValue*>(a), const_cast<TirValue*>(b)};
-  return v;
+// x < y (x <= y), with x and y advancing by sx and sy along the row: the
+// same on the whole row where sx == sy; where sx - sy is 1, x < y holds on
+// the columns before y - x at the row's start, and where it is -1, x <= y
+// on those from x - y on.
+TirValue* RunConditions::uniform_comparison(const RowComparison& c) {
+  const int64_t sx = *c.lower.row_stride(), sy = *c.upper.row_stride();
+  if (sx == sy) return b_.true_value();
+  std::optional<AffineForm> boundary;
+  if (sx - sy == 1 && c.strict) boundary = difference(c.upper, c.lower);
+  if (sx - sy == -1 && !c.strict) boundary = difference(c.lower, c.upper);
+  return boundary ? multiple_of(*boundary, run_elements_) : nullptr;
 }
 
-// A condition under which v's elements (pointers: their addresses) are
-// multiples of d, built from the scalars of v's tree; null where none is
-// known. Sums need both terms to be multiples, products one factor.
-TirValue* RunConditions::multiple_of(const TirValue* v, int64_t d, Elements which) {
+// A condition under which f's values (pointers: their addresses; tiles:
+// those at the start of a run, in a column that is a multiple of
+// run_elements_) are multiples of d, built from the scalars of f; null where
+// none is known. A scalar whose parts are not shown to be is tested whole.
+TirValue* RunConditions::multiple_of(const AffineForm& f, int64_t d) {
   if (d == 1) return b_.true_value();
-  if (!v->type.is_tile()) return scalar_multiple_of(v, d);
-  switch (v->op) {
-    case TirOp::Read: {
-      const TirValue* let = let_value(v->var());
-      return let ? multiple_of(let, d, which) : nullptr;
-    }
-    case TirOp::Broadcast: return scalar_multiple_of(v->operands[0], d);
-    case TirOp::Arange:
-      return which == Elements::RunStarts && run_elements_ % d == 0 ? b_.true_value() : nullptr;
-    case TirOp::AddAxis:  // v[None, :] has the columns of v, v[:, None] its rows
-      return multiple_of(v->operands[0], d, v->attrs<AxisAttrs>().axis == 0 ? which : Elements::All);
-    case TirOp::BroadcastTo:  // a tile of one column repeats it: every element counts
-      return multiple_of(v->operands[0], d,
-                         v->operands[0]->type.dims.back().is_one() ? Elements::All : which);
-    case TirOp::ConvertLayout: return multiple_of(v->operands[0], d, which);
-    default: return sum_or_product(v, d, [&](const TirValue* o, int64_t od) { return multiple_of(o, od, which); });
-  }
+  TirValue* parts = parts_multiple_of(f, d);
+  if (parts || f.tile || !f.scalar || f.is_constant()) return parts;
+  return tested(f.scalar, d);
 }
 
-TirValue* RunConditions::scalar_multiple_of(const TirValue* v, int64_t d) {
-  if (d == 1) return b_.true_value();
-  if (v->op == TirOp::Constant) {
-    const auto& c = v->attrs<ConstantAttrs>();
-    return c.literal != ConstantAttrs::Literal::Float && static_cast<int64_t>(c.int_bits) % d == 0 ? b_.true_value()
-                                                                                                    : nullptr;
+// A sum needs every term, and a pointer's offsets, in elements, a multiple
+// of d bytes' elements.
+TirValue* RunConditions::parts_multiple_of(const AffineForm& f, int64_t d) {
+  TirValue* all = b_.true_value();
+  if (f.base) {
+    all = multiple_of(*f.base, d);
+    if (f.constant == 0 && f.terms.empty()) return all;
+    if (d % element_size_ != 0) return nullptr;
+    d /= element_size_;
   }
-  if (v->op == TirOp::Read && v->var() == loop_.var) {
+  if (f.constant % d != 0) return nullptr;
+  for (const AffineTerm& t : f.terms)
+    if (!(all = both(all, multiple_of(t, d)))) return nullptr;
+  return all;
+}
+
+// A product needs one factor.
+TirValue* RunConditions::multiple_of(const AffineTerm& t, int64_t d) {
+  if (t.coefficient % d == 0) return b_.true_value();
+  TirValue* any = nullptr;
+  for (const AffineFactor& f : t.factors) {
+    TirValue* c = multiple_of(f, d);
+    if (TirBuilder::is_true(c)) return c;
+    if (c) any = any ? b_.binary_bool(TirOp::LogicalOr, any, c) : c;
+  }
+  return any;
+}
+
+TirValue* RunConditions::multiple_of(const AffineFactor& f, int64_t d) {
+  switch (f.kind) {
+    case AffineFactor::Kind::Column: return run_elements_ % d == 0 ? b_.true_value() : nullptr;
+    case AffineFactor::Kind::Tile: return nullptr;
+    case AffineFactor::Kind::Sum: return multiple_of(*f.sum, d);
+    case AffineFactor::Kind::Symbol: break;
+  }
+  if (f.value->op == TirOp::Read && f.value->var() == loop_.var) {
     // lo + i * step, for every i: both are.
-    TirValue* step = loop_.step ? scalar_multiple_of(loop_.step, d) : nullptr;
-    return step ? both(scalar_multiple_of(loop_.low, d), step) : nullptr;
+    TirValue* step = loop_.step ? multiple_of(AffineForm::of(loop_.step, function_lets_), d) : nullptr;
+    return step ? both(multiple_of(AffineForm::of(loop_.low, function_lets_), d), step) : nullptr;
   }
-  if (v->op == TirOp::Read)
-    if (const TirValue* let = let_value(v->var())) return scalar_multiple_of(let, d);
-  if (TirValue* c = sum_or_product(v, d, [&](const TirValue* o, int64_t od) { return scalar_multiple_of(o, od); }))
-    return c;
-  // A leaf that the loop does not change, tested as it is.
+  return tested(f.value, d);
+}
+
+// A scalar that the loop does not change, tested as it is.
+TirValue* RunConditions::tested(const TirValue* v, int64_t d) {
   if (reads_loop_var(v) || !recomputable(v)) return nullptr;
   if (v->type.is_pointer()) {
     TirValue* aligned = m_.make_value(TirOp::Aligned, v->type.with_scalar(ScalarKind::Bool), v->loc);
@@ -118,31 +111,6 @@ TirValue* RunConditions::scalar_multiple_of(const TirValue* v, int64_t d) {
   return zero;
 }
 
-// Add, Sub, Neg and Mul, scalar or tile; pointer + offset needs the offset
-// in elements. Null for anything else.
-template <class Of>
-TirValue* RunConditions::sum_or_product(const TirValue* v, int64_t d, Of of) {
-  const auto& o = v->operands;
-  switch (v->op) {
-    case TirOp::Neg: return of(o[0], d);
-    case TirOp::Add:
-    case TirOp::Sub: {
-      if (!v->type.is_pointer()) return both(of(o[0], d), of(o[1], d));
-      if (d % element_size_ != 0) return nullptr;
-      const bool first_is_pointer = o[0]->type.is_pointer();
-      return both(of(o[first_is_pointer ? 0 : 1], d), of(o[first_is_pointer ? 1 : 0], d / element_size_));
-    }
-    case TirOp::Mul: {
-      TirValue* a = of(o[0], d);
-      TirValue* b = of(o[1], d);
-      if (TirBuilder::is_true(a) || TirBuilder::is_true(b)) return b_.true_value();
-      if (!a || !b) return a ? a : b;
-      return b_.binary_bool(TirOp::LogicalOr, a, b);
-    }
-    default: return nullptr;
-  }
-}
-
 // Whether v reads the loop variable, directly or through the body's lets.
 bool RunConditions::reads_loop_var(const TirValue* v) const {
   if (v->op == TirOp::Read && v->var() == loop_.var) return true;
@@ -151,13 +119,6 @@ bool RunConditions::reads_loop_var(const TirValue* v) const {
   for (const TirValue* o : v->operands)
     if (o && reads_loop_var(o)) return true;
   return false;
-}
-
-// The value of a let of the loop body or the function; null for anything else.
-const TirValue* RunConditions::let_value(const TirVar* var) const {
-  if (auto it = lets_.find(var); it != lets_.end()) return it->second;
-  if (auto it = function_lets_.find(var); it != function_lets_.end()) return it->second;
-  return nullptr;
 }
 
 TirValue* RunConditions::both(TirValue* a, TirValue* b) {

@@ -1,13 +1,13 @@
-// The divisibility analysis of the pipelining pass (pass_pipeline_loads.cpp),
-// beside row_analysis.h's strides, which it reads: conditions, on scalars a
-// loop does not change, under which every run of a copy (16 bytes of a row,
-// one cp.async) starts at an aligned address and is wholly masked on or off.
-// A condition is TIR, a conjunction that the pipelined loop tests once at run
-// time (`K % 8 == 0`, `BLOCK_K % 8 == 0`, `aligned<16>(a)`, read off the
-// pointer and mask trees), or null where none is shown.
+// The run-time conditions of the pipelining pass (pass_pipeline_loads.cpp),
+// read off the affine forms of a copy's pointers and mask (affine.h): the
+// conditions, on scalars a loop does not change, under which every run of a
+// copy (16 bytes of a row, one cp.async) starts at an aligned address and is
+// wholly masked on or off. A condition is TIR, a conjunction that the
+// pipelined loop tests once at run time (`K % 8 == 0`, `BLOCK_K % 8 == 0`,
+// `aligned<16>(a)`), or null where none is shown.
 #pragma once
 
-#include "irisc/row_analysis.h"
+#include "irisc/affine.h"
 #include "irisc/tir_builder.h"
 
 #include <cstdint>
@@ -41,18 +41,14 @@ class RunConditions {
   TirValue* all_of(TirValue* a, TirValue* b);
 
  private:
-  // Which elements of a tile multiple_of speaks of: every one, or those at
-  // the start of a run (columns that are multiples of run_elements_).
-  enum class Elements { All, RunStarts };
-
-  TirValue* uniform_mask(const TirValue* m);
-  TirValue* tile_difference(const TirValue* a, const TirValue* b);
-  TirValue* multiple_of(const TirValue* v, int64_t d, Elements which);
-  TirValue* scalar_multiple_of(const TirValue* v, int64_t d);
-  template <class Of>
-  TirValue* sum_or_product(const TirValue* v, int64_t d, Of of);
+  TirValue* uniform_mask(const std::vector<RowComparison>& comparisons);
+  TirValue* uniform_comparison(const RowComparison& c);
+  TirValue* multiple_of(const AffineForm& f, int64_t d);
+  TirValue* parts_multiple_of(const AffineForm& f, int64_t d);
+  TirValue* multiple_of(const AffineTerm& t, int64_t d);
+  TirValue* multiple_of(const AffineFactor& f, int64_t d);
+  TirValue* tested(const TirValue* v, int64_t d);
   bool reads_loop_var(const TirValue* v) const;
-  const TirValue* let_value(const TirVar* var) const;
   TirValue* both(TirValue* a, TirValue* b);
   static void conjuncts(TirValue* v, std::vector<TirValue*>& terms);
 

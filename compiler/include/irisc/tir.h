@@ -190,7 +190,7 @@ struct AxisAttrs {
   bool operator==(const AxisAttrs&) const = default;
 };
 // CopyAsync and Store: what the layout and pipelining passes proved of the
-// access (row_analysis.h).
+// access (affine.h).
 struct AccessAttrs {
   // The pointers advance by one element along each row, so a run of a row's
   // elements is one contiguous access.
