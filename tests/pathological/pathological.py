@@ -48,6 +48,17 @@ def doubling_lets():
     return b"kernel k<B: i32 = 2>() {\n" + "\n".join(lines).encode() + b"\n}\n"
 
 
+def doubling_tile_lets():
+    # Each `let` of a pointer tile's offsets reads the one before twice: the
+    # analysis of a store of dot's result must read each let once (it read
+    # the tree through the lets 2^60 times).
+    lines = ["let r = arange(16);", "let t = load(a + r[:, None] * 16 + r[None, :]);", "let acc = dot(t, t);",
+             "let x0 = r[None, :];"]
+    lines += [f"let x{i} = x{i - 1} + x{i - 1};" for i in range(1, 61)]
+    lines += ["store(a + r[:, None] * 16 + x60, acc as bf16);"]
+    return b"kernel k(a: *bf16) {\n" + "\n".join(lines).encode() + b"\n}\n"
+
+
 # name: (expected status, generator)
 CASES = {
     "nested_parens": (1, lambda: kernel_with(b"let x = " + b"(" * 10_000 + b"1" + b")" * 10_000 + b";")),
@@ -63,6 +74,7 @@ CASES = {
     "million_lets": (0, million_lets),
     "toplevel_lets": (1, lambda: b"let x = 1;\n" * 1_000_000),
     "doubling_lets": (0, doubling_lets),
+    "doubling_tile_lets": (0, doubling_tile_lets),
     "random_bytes_50mb": (1, lambda: random.Random(1).randbytes(50 * 1024 * 1024)),
     "nul_bytes": (1, lambda: kernel_with(b"let x = 1;\0\0\0 // \0\n") + b"\0" * 100_000),
     "invalid_utf8": (1, lambda: kernel_with(b"// \xff\xfe\xc3(\n let s = 1; /* \xed\xa0\x80 */") + b"\x80" * 1000),
@@ -72,6 +84,10 @@ CASES = {
 }
 
 
+# The cases that lower and print C++ too (by default irisc stops after the checker).
+OPTIONS = {"doubling_tile_lets": ["--emit=cpp"]}
+
+
 def main():
     irisc, case, workdir = sys.argv[1:4]
     expected, generate = CASES[case]
@@ -79,8 +95,8 @@ def main():
     with open(path, "wb") as f:
         f.write(generate())
     try:
-        run = subprocess.run([irisc, path], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                             timeout=TIME_LIMIT)
+        run = subprocess.run([irisc, *OPTIONS.get(case, []), path], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, timeout=TIME_LIMIT)
     except subprocess.TimeoutExpired:
         sys.exit(f"{case}: irisc did not finish within {TIME_LIMIT}s (kept {path})")
     err = run.stderr.decode("utf-8", "replace")
