@@ -224,17 +224,16 @@ class Printer {
   // A declaration of each function of `order` that one before it calls (in
   // a call cycle), ahead of them all.
   void declare_later_callees(const std::vector<const TirFunction*>& order, const Callees& calls) {
-    std::unordered_set<const TirFunction*> defined;
-    std::vector<const TirFunction*> declared;
+    std::unordered_set<const TirFunction*> defined, declared;
+    std::vector<const TirFunction*> declarations;  // in the order of their first calls
     for (const TirFunction* f : order) {
       for (const TirFunction* callee : calls.at(f))
-        if (callee != f && !defined.contains(callee) &&
-            std::find(declared.begin(), declared.end(), callee) == declared.end())
-          declared.push_back(callee);
+        if (callee != f && !defined.contains(callee) && declared.insert(callee).second)
+          declarations.push_back(callee);
       defined.insert(f);
     }
-    if (!declared.empty()) out_ << "\n// Called before their definitions, in a call cycle.\n";
-    for (const TirFunction* f : declared) out_ << template_head(*f, false) << signature(*f) << ";\n";
+    if (!declarations.empty()) out_ << "\n// Called before their definitions, in a call cycle.\n";
+    for (const TirFunction* f : declarations) out_ << template_head(*f, false) << signature(*f) << ";\n";
   }
 
   static std::string params(const TirFunction& f) {
@@ -345,15 +344,30 @@ class Printer {
                        name, template_args.empty() ? "" : fmt::format("<{}>", fmt::join(template_args, ", ")));
   }
 
-  // Whether f runs a pipelined loop, its own or one of a function it calls.
-  bool needs_shared(const TirFunction& f) {
-    if (auto known = needs_shared_.find(&f); known != needs_shared_.end()) return known->second;
-    bool needs = !f.stage_rings.empty();
-    needs_shared_[&f] = needs;  // (a call cycle ends here)
-    for_each_value(const_cast<TirFunction&>(f), [&](const TirValue* v) {
-      if (v->op == TirOp::CallDevice && needs_shared(*v->attrs<CallAttrs>().callee)) needs = true;
-    });
-    return needs_shared_[&f] = needs;
+  bool needs_shared(const TirFunction& f) const { return needing_shared_.contains(&f); }
+
+  // The functions that run a pipelined loop, their own or one of a function
+  // they call, directly or not: those with rings of stages, and every caller
+  // of one, found by walking calls backwards from them with a list of work
+  // (a recursive walk down the calls overflowed the stack on a cycle of
+  // 30,000 functions).
+  static std::unordered_set<const TirFunction*> needing_shared(const TirModule& m) {
+    std::unordered_map<const TirFunction*, std::vector<const TirFunction*>> callers;
+    std::vector<const TirFunction*> work;
+    for (TirFunction* f : m.functions) {
+      for_each_value(*f, [&](const TirValue* v) {
+        if (v->op == TirOp::CallDevice) callers[v->attrs<CallAttrs>().callee].push_back(f);
+      });
+      if (!f->stage_rings.empty()) work.push_back(f);
+    }
+    std::unordered_set<const TirFunction*> needing(work.begin(), work.end());
+    while (!work.empty()) {
+      const TirFunction* f = work.back();
+      work.pop_back();
+      for (const TirFunction* caller : callers[f])
+        if (needing.insert(caller).second) work.push_back(caller);
+    }
+    return needing;
   }
 
   // Explicit instantiations of every kernel whose compile-time values all
@@ -661,8 +675,8 @@ class Printer {
   // What is being printed: an imported module (null: the file), and the name
   // of its source, escaped.
   const TirImportedModule* module_ = nullptr;
-  std::unordered_map<const TirFunction*, bool> needs_shared_;  // needs_shared, known so far
   std::string file_;
+  const std::unordered_set<const TirFunction*> needing_shared_ = needing_shared(m_);
 };
 
 }  // namespace

@@ -3,9 +3,10 @@
 
     pathological.py IRISC CASE WORKDIR
 
-The input is written to WORKDIR/CASE.iris (and removed after a pass). irisc
-must finish within the time limit with the expected exit status: 0 for a huge
-but valid input, 1 for an invalid one with a located error
+The input is written to WORKDIR/CASE.iris (and removed after a pass). irisc,
+with the case's options (else it prints the summary), must finish within the
+time limit with the expected exit status: 0 for a huge but valid input, 1 for
+an invalid one with a located error
 (`CASE.iris:LINE:COL: error: ...`) first on stderr. A crash (a signal, or
 status 3 for an internal error), a stack overflow or a hang fails the test.
 """
@@ -59,7 +60,15 @@ def doubling_tile_lets():
     return b"kernel k(a: *bf16) {\n" + "\n".join(lines).encode() + b"\n}\n"
 
 
-# name: (expected status, generator)
+def call_cycle():
+    # 60,000 device functions, each calling the next, the last the first:
+    # walks that recurse down the calls overflow the stack.
+    n = 60_000
+    functions = "".join(f"device g{i}(x: i32) -> i32 {{ return g{(i + 1) % n}(x); }}\n" for i in range(n))
+    return (functions + "kernel k(p: *i32) { store(p, g0(1)); }\n").encode()
+
+
+# name: (expected status, generator[, irisc's options])
 CASES = {
     "nested_parens": (1, lambda: kernel_with(b"let x = " + b"(" * 10_000 + b"1" + b")" * 10_000 + b";")),
     "nested_blocks": (1, lambda: kernel_with(b"{" * 10_000 + b"}" * 10_000)),
@@ -74,28 +83,25 @@ CASES = {
     "million_lets": (0, million_lets),
     "toplevel_lets": (1, lambda: b"let x = 1;\n" * 1_000_000),
     "doubling_lets": (0, doubling_lets),
-    "doubling_tile_lets": (0, doubling_tile_lets),
+    "doubling_tile_lets": (0, doubling_tile_lets, ["--emit=cpp"]),
     "random_bytes_50mb": (1, lambda: random.Random(1).randbytes(50 * 1024 * 1024)),
     "nul_bytes": (1, lambda: kernel_with(b"let x = 1;\0\0\0 // \0\n") + b"\0" * 100_000),
     "invalid_utf8": (1, lambda: kernel_with(b"// \xff\xfe\xc3(\n let s = 1; /* \xed\xa0\x80 */") + b"\x80" * 1000),
     "unterminated_comment": (1, lambda: kernel_with(b"let x = 1;") + b"/* never closed " * 1000),
     "unterminated_string": (1, lambda: b'import "' + b"a" * 100_000),
     "long_line": (1, lambda: b"kernel " + b"k" * 10_000_000 + b"( {}"),
+    "call_cycle_cpp": (0, call_cycle, ["--emit=cpp"]),
 }
-
-
-# The cases that lower and print C++ too (by default irisc stops after the checker).
-OPTIONS = {"doubling_tile_lets": ["--emit=cpp"]}
 
 
 def main():
     irisc, case, workdir = sys.argv[1:4]
-    expected, generate = CASES[case]
+    expected, generate, *options = CASES[case]
     path = os.path.join(workdir, case + ".iris")
     with open(path, "wb") as f:
         f.write(generate())
     try:
-        run = subprocess.run([irisc, *OPTIONS.get(case, []), path], stdout=subprocess.DEVNULL,
+        run = subprocess.run([irisc, *(options[0] if options else []), path], stdout=subprocess.DEVNULL,
                              stderr=subprocess.PIPE, timeout=TIME_LIMIT)
     except subprocess.TimeoutExpired:
         sys.exit(f"{case}: irisc did not finish within {TIME_LIMIT}s (kept {path})")
