@@ -68,6 +68,14 @@ def call_cycle():
     return (functions + "kernel k(p: *i32) { store(p, g0(1)); }\n").encode()
 
 
+def doubling_calls():
+    # Each function calls the one before twice: the kernel makes 2^70 stores,
+    # through 71 bodies (the summary's counts must not walk each call).
+    lines = ["device g0(p: *i32) { store(p, 1); }"]
+    lines += [f"device g{i}(p: *i32) {{ g{i - 1}(p); g{i - 1}(p + 1); }}" for i in range(1, 71)]
+    return ("\n".join(lines) + "\nkernel k(p: *i32) { g70(p); }\n").encode()
+
+
 # name: (expected status, generator[, irisc's options])
 CASES = {
     "nested_parens": (1, lambda: kernel_with(b"let x = " + b"(" * 10_000 + b"1" + b")" * 10_000 + b";")),
@@ -90,7 +98,9 @@ CASES = {
     "unterminated_comment": (1, lambda: kernel_with(b"let x = 1;") + b"/* never closed " * 1000),
     "unterminated_string": (1, lambda: b'import "' + b"a" * 100_000),
     "long_line": (1, lambda: b"kernel " + b"k" * 10_000_000 + b"( {}"),
+    "call_cycle": (0, call_cycle),
     "call_cycle_cpp": (0, call_cycle, ["--emit=cpp"]),
+    "doubling_calls": (0, doubling_calls),
 }
 
 
