@@ -22,6 +22,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 #include <stdexcept>
 #include <unordered_map>
@@ -42,51 +43,92 @@ std::string c_string(std::string_view text) {
 
 std::string scalar_cpp(ScalarKind s) { return std::string(scalar_info(s).cpp_type); }
 
-// A scalar, or the type parameter that stands for it.
-std::string scalar_cpp(ScalarKind s, std::string_view type_param) {
-  return type_param.empty() ? scalar_cpp(s) : std::string(type_param);
-}
+// How one function's C++ spells types and compile-time values. The checker
+// writes a compile-time parameter in them by its .iris name (a type
+// parameter T, a size "(BLOCK * 2)"); the C++ names it as the naming pass
+// did (a parameter named class is class_; one named like a device function
+// that the function calls gets a suffix).
+class Spelling {
+ public:
+  Spelling() = default;  // outside functions: no compile-time parameters
+  explicit Spelling(const TirFunction& f) {
+    for (const TirVar* p : f.ct_params) names_.emplace(p->name, p->cpp_name);
+  }
 
-std::string element_cpp(const TirType& t) {
-  std::string scalar = scalar_cpp(t.scalar, t.type_param);
-  return t.is_pointer() ? scalar + "*" : scalar;
-}
+  // A compile-time value's canonical text: numbers, operators, parentheses
+  // and the names of compile-time parameters.
+  std::string value(std::string_view text) const {
+    std::string out;
+    for (size_t i = 0; i < text.size();) {
+      size_t end = i;
+      while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_')) ++end;
+      if (end == i) {
+        out += text[i++];
+        continue;
+      }
+      const std::string_view word = text.substr(i, end - i);
+      out += std::isdigit(static_cast<unsigned char>(word[0])) ? std::string(word) : parameter(word);
+      i = end;
+    }
+    return out;
+  }
 
-// A shape as template arguments: "64", "BLOCK_M, 64".
-std::string dims_cpp(const TirType& t) {
-  std::vector<std::string> dims;
-  for (const Shape& d : t.dims) dims.push_back(d.text());
-  return fmt::format("{}", fmt::join(dims, ", "));
-}
+  // A scalar, or the type parameter that stands for it.
+  std::string scalar(ScalarKind s, std::string_view type_param) const {
+    return type_param.empty() ? scalar_cpp(s) : parameter(type_param);
+  }
 
-// A layout other than the default one, as the runtime's layout class; empty
-// for the default (iris::Blocked of the shape).
-std::string layout_cpp(const TirType& t) {
-  std::string operand = scalar_cpp(t.dot_operand, t.dot_operand_param);
-  if (t.layout == TirLayout::Copy) return fmt::format("iris::CopyLayout<{}, {}>", operand, dims_cpp(t));
-  if (t.layout == TirLayout::DotRows) return fmt::format("iris::RowsOf<iris::DotLayout<{}, {}>>", operand, dims_cpp(t));
-  if (t.layout != TirLayout::Dot) return "";
-  return fmt::format("iris::DotLayout<{}, {}>", operand, dims_cpp(t));
-}
+  std::string element(const TirType& t) const {
+    std::string scalar = this->scalar(t.scalar, t.type_param);
+    return t.is_pointer() ? scalar + "*" : scalar;
+  }
 
-// The template arguments that create a tile of t's shape and layout:
-// "float, 64, 64", or "float, iris::DotLayout<...>" in another layout.
-std::string shape_args(const TirType& t, bool with_element) {
-  std::string layout = layout_cpp(t);
-  std::string shape = layout.empty() ? dims_cpp(t) : layout;
-  return with_element ? element_cpp(t) + ", " + shape : shape;
-}
+  // A shape as template arguments: "64", "BLOCK_M, 64".
+  std::string dims(const TirType& t) const {
+    std::vector<std::string> dims;
+    for (const Shape& d : t.dims) dims.push_back(d.symbol.empty() ? d.text() : value(d.symbol));
+    return fmt::format("{}", fmt::join(dims, ", "));
+  }
 
-std::string type_cpp(const TirType& t) {
-  if (t.is_void()) return "void";
-  if (!t.is_tile()) return element_cpp(t);
-  if (t.layout == TirLayout::Shared) return fmt::format("iris::SharedTile<{}, {}>", element_cpp(t), dims_cpp(t));
-  if (t.layout == TirLayout::Stages)
-    return fmt::format("iris::SharedStages<{}, {}, {}>", element_cpp(t), dims_cpp(t), t.stages.text());
-  std::string layout = layout_cpp(t);
-  return fmt::format("iris::{}<{}, {}{}>", t.dims.size() == 1 ? "Tile" : "Tile2", element_cpp(t), dims_cpp(t),
-                     layout.empty() ? "" : ", " + layout);
-}
+  // A layout other than the default one, as the runtime's layout class; empty
+  // for the default (iris::Blocked of the shape).
+  std::string layout(const TirType& t) const {
+    std::string operand = scalar(t.dot_operand, t.dot_operand_param);
+    if (t.layout == TirLayout::Copy) return fmt::format("iris::CopyLayout<{}, {}>", operand, dims(t));
+    if (t.layout == TirLayout::DotRows) return fmt::format("iris::RowsOf<iris::DotLayout<{}, {}>>", operand, dims(t));
+    if (t.layout != TirLayout::Dot) return "";
+    return fmt::format("iris::DotLayout<{}, {}>", operand, dims(t));
+  }
+
+  // The template arguments that create a tile of t's shape and layout:
+  // "float, 64, 64", or "float, iris::DotLayout<...>" in another layout.
+  std::string shape_args(const TirType& t, bool with_element) const {
+    std::string layout = this->layout(t);
+    std::string shape = layout.empty() ? dims(t) : layout;
+    return with_element ? element(t) + ", " + shape : shape;
+  }
+
+  std::string type(const TirType& t) const {
+    if (t.is_void()) return "void";
+    if (!t.is_tile()) return element(t);
+    if (t.layout == TirLayout::Shared) return fmt::format("iris::SharedTile<{}, {}>", element(t), dims(t));
+    if (t.layout == TirLayout::Stages)
+      return fmt::format("iris::SharedStages<{}, {}, {}>", element(t), dims(t), value(t.stages.text()));
+    std::string layout = this->layout(t);
+    return fmt::format("iris::{}<{}, {}{}>", t.dims.size() == 1 ? "Tile" : "Tile2", element(t), dims(t),
+                       layout.empty() ? "" : ", " + layout);
+  }
+
+ private:
+  std::string parameter(std::string_view name) const {
+    auto it = names_.find(name);
+    if (it == names_.end())
+      throw std::logic_error(fmt::format("C++ printer: '{}' is not a compile-time parameter here", name));
+    return std::string(it->second);
+  }
+
+  std::unordered_map<std::string_view, std::string_view> names_;  // .iris name -> C++ name
+};
 
 // The trailing arguments of a load, copy_async or store that say what the passes
 // proved of its pointers and mask (iris::ContiguousRows, iris::RowIntervals),
@@ -158,22 +200,21 @@ class Printer {
       for (const TirVar* v : f->params) names.insert(v->cpp_name);
       for_each_stmt(f->body, [&](const TirStmt* s) {
         if (s->var) names.insert(s->var->cpp_name);
-        if (s->kind == TirStmtKind::Specialize) names.insert(specialized_body(s->var->cpp_name));
+        if (s->kind == TirStmtKind::Specialize) names.insert(s->body_name);
       });
     }
     return names;
   }
-
-  static std::string specialized_body(const std::string& flag) { return flag + "_body"; }
 
   // ------------------------------------------------------------- items
   // The constants and functions of an imported module, or (null) of the file.
   void items(const TirImportedModule* module) {
     module_ = module;
     file_ = c_string(module ? module->source_name : m_.source_name);
+    cpp_ = Spelling();
     for (const TirConstant& c : m_.constants)
       if (c.module == module)
-        out_ << fmt::format("\ninline constexpr {} {} = {};\n", type_cpp(c.var->type), c.var->cpp_name, c.value);
+        out_ << fmt::format("\ninline constexpr {} {} = {};\n", cpp_.type(c.var->type), c.var->cpp_name, c.value);
     Callees callees;  // each function's, walked once
     for (const TirFunction* f : m_.functions)
       if (f->module == module) callees[f] = callees_in_module(*f);
@@ -233,35 +274,39 @@ class Printer {
       defined.insert(f);
     }
     if (!declarations.empty()) out_ << "\n// Called before their definitions, in a call cycle.\n";
-    for (const TirFunction* f : declarations) out_ << template_head(*f, false) << signature(*f) << ";\n";
+    for (const TirFunction* f : declarations) {
+      cpp_ = Spelling(*f);
+      out_ << template_head(*f, false) << signature(*f) << ";\n";
+    }
   }
 
-  static std::string params(const TirFunction& f) {
+  std::string params(const TirFunction& f) const {
     std::string s = "[[maybe_unused]] const iris::Program& iris_program";
-    for (const TirVar* p : f.params) s += fmt::format(", [[maybe_unused]] {} {}", type_cpp(p->type), p->cpp_name);
+    for (const TirVar* p : f.params) s += fmt::format(", [[maybe_unused]] {} {}", cpp_.type(p->type), p->cpp_name);
     return s;
   }
 
   // `template <int32_t BLOCK = 1024, class T>`: the compile-time parameters,
   // with their defaults where `with_defaults`; empty without any.
-  static std::string template_head(const TirFunction& f, bool with_defaults) {
+  std::string template_head(const TirFunction& f, bool with_defaults) const {
     if (f.ct_params.empty()) return "";
     std::vector<std::string> ct;
     for (size_t i = 0; i < f.ct_params.size(); ++i) {
       const TirVar* p = f.ct_params[i];
-      std::string decl = f.ct_admitted[i].empty() ? fmt::format("{} {}", type_cpp(p->type), p->cpp_name)
+      std::string decl = f.ct_admitted[i].empty() ? fmt::format("{} {}", cpp_.type(p->type), p->cpp_name)
                                                   : fmt::format("class {}", p->cpp_name);
-      if (with_defaults && !f.ct_defaults[i].empty()) decl += " = " + f.ct_defaults[i];
+      if (with_defaults && !f.ct_defaults[i].empty()) decl += " = " + cpp_.value(f.ct_defaults[i]);
       ct.push_back(decl);
     }
     return fmt::format("template <{}>\n", fmt::join(ct, ", "));
   }
 
-  static std::string signature(const TirFunction& f) {
-    return fmt::format("[[maybe_unused]] IRIS_HD inline {} {}({})", type_cpp(f.result), f.cpp_name, params(f));
+  std::string signature(const TirFunction& f) const {
+    return fmt::format("[[maybe_unused]] IRIS_HD inline {} {}({})", cpp_.type(f.result), f.cpp_name, params(f));
   }
 
   void device_function(const TirFunction& f) {
+    cpp_ = Spelling(f);
     out_ << "\n";
     line_directive(f.loc);
     out_ << template_head(f, false) << signature(f) << " ";
@@ -275,9 +320,10 @@ class Printer {
   }
 
   void kernel(const TirFunction& f) {
+    cpp_ = Spelling(f);
     std::vector<std::string> args, arg_names;
     for (const TirVar* p : f.params) {
-      args.push_back(fmt::format("{} {}", type_cpp(p->type), p->cpp_name));
+      args.push_back(fmt::format("{} {}", cpp_.type(p->type), p->cpp_name));
       arg_names.push_back(p->cpp_name);
     }
     out_ << "\n";
@@ -315,7 +361,7 @@ class Printer {
     std::vector<std::string> loops;
     for (const auto& rings : f.stage_rings) {
       std::vector<std::string> bytes;
-      for (const TirVar* ring : rings) bytes.push_back(type_cpp(ring->type) + "::bytes");
+      for (const TirVar* ring : rings) bytes.push_back(cpp_.type(ring->type) + "::bytes");
       loops.push_back(fmt::format("{}", fmt::join(bytes, " + ")));
     }
     std::unordered_set<std::string> called;
@@ -339,7 +385,7 @@ class Printer {
     const TirImportedModule* callee_module = call.callee->module;
     std::vector<std::string> template_args;
     for (const TirTemplateArg& arg : call.template_args)
-      template_args.push_back(arg.value.empty() ? element_cpp(arg.type) : std::string(arg.value));
+      template_args.push_back(arg.value.empty() ? cpp_.element(arg.type) : cpp_.value(arg.value));
     return fmt::format("{}{}{}", callee_module && callee_module != module_ ? callee_module->namespace_name + "::" : "",
                        name, template_args.empty() ? "" : fmt::format("<{}>", fmt::join(template_args, ", ")));
   }
@@ -379,10 +425,11 @@ class Printer {
     out_ << "\n#ifdef IRIS_INSTANTIATE_KERNELS\n";
     for (const TirFunction* f : m_.functions) {
       if (!f->is_kernel) continue;
+      cpp_ = Spelling(*f);
       bool all_defaults = true;
       for (size_t i = 0; i < f->ct_params.size(); ++i) all_defaults &= !f->ct_admitted[i].empty() || !f->ct_defaults[i].empty();
       std::vector<std::string> types;
-      for (const TirVar* p : f->params) types.push_back(type_cpp(p->type));
+      for (const TirVar* p : f->params) types.push_back(cpp_.type(p->type));
       if (f->ct_params.empty())
         out_ << fmt::format("template void iris::launch_kernel<iris_kernels::{}::{}>(iris::Grid, iris::Stream, "
                             "const iris::DeviceContext&{}{});\n",
@@ -435,10 +482,10 @@ class Printer {
     switch (s->kind) {
       case TirStmtKind::Let:
         out_ << fmt::format("[[maybe_unused]] {} const {} = {};\n",
-                            s->keeps_value_type ? "auto" : type_cpp(s->var->type), s->var->cpp_name, stored(s->value));
+                            s->keeps_value_type ? "auto" : cpp_.type(s->var->type), s->var->cpp_name, stored(s->value));
         return;
       case TirStmtKind::Var:
-        out_ << fmt::format("[[maybe_unused]] {} {} = {};\n", type_cpp(s->var->type), s->var->cpp_name,
+        out_ << fmt::format("[[maybe_unused]] {} {} = {};\n", cpp_.type(s->var->type), s->var->cpp_name,
                             stored(s->value));
         return;
       case TirStmtKind::Assign: out_ << fmt::format("{} = {};\n", s->var->cpp_name, stored(s->value)); return;
@@ -466,7 +513,7 @@ class Printer {
         const std::string& var = s->var->cpp_name;
         std::string step = s->step ? fmt::format(", {} = {}", s->step_name, expr(s->step)) : "";
         std::string next = s->step ? fmt::format("{} += {}", var, s->step_name) : "++" + var;
-        out_ << fmt::format("for ({} {} = {}, {} = {}{}; {} < {}; {}) ", type_cpp(s->var->type), var, expr(s->low),
+        out_ << fmt::format("for ({} {} = {}, {} = {}{}; {} < {}; {}) ", cpp_.type(s->var->type), var, expr(s->low),
                             s->end_name, expr(s->high), step, var, s->end_name, next);
         block(s->body, depth);
         out_ << "\n";
@@ -487,13 +534,13 @@ class Printer {
         out_ << "\n";
         return;
       case TirStmtKind::Shared:
-        out_ << fmt::format("const {} {}{{{}}};\n", type_cpp(s->var->type), s->var->cpp_name,
+        out_ << fmt::format("const {} {}{{{}}};\n", cpp_.type(s->var->type), s->var->cpp_name,
                             s->value ? expr(s->value) + ".end()" : "iris::dynamic_shared()");
         return;
       case TirStmtKind::Specialize: {
         // The body as a generic lambda of the flag, called with each value.
         const std::string& flag = s->var->cpp_name;
-        const std::string body = specialized_body(flag);
+        const std::string& body = s->body_name;
         out_ << fmt::format("auto const {} = [&](auto {}) ", body, flag);
         block(s->body, depth);
         out_ << ";\n";
@@ -510,8 +557,8 @@ class Printer {
   // a broadcast becomes a tile of the stored type.
   std::string stored(const TirValue* v) {
     if (v->op != TirOp::Broadcast) return expr(v);
-    std::string element = element_cpp(v->type);
-    return fmt::format("iris::full<{}>(static_cast<{}>({}))", shape_args(v->type, true), element,
+    std::string element = cpp_.element(v->type);
+    return fmt::format("iris::full<{}>(static_cast<{}>({}))", cpp_.shape_args(v->type, true), element,
                        expr(v->operands[0]));
   }
 
@@ -524,9 +571,9 @@ class Printer {
   }
 
   // A literal in its type, which C++ would not infer from the digits (int64_t(1), float(2)).
-  static std::string constant(const TirValue* v) {
+  std::string constant(const TirValue* v) const {
     if (v->attrs<ConstantAttrs>().literal == ConstantAttrs::Literal::Bool) return literal_text(*v);
-    return fmt::format("{}({})", element_cpp(v->type), literal_text(*v));
+    return fmt::format("{}({})", cpp_.element(v->type), literal_text(*v));
   }
 
   // The check argument of a memory operation: its .iris location where the
@@ -559,9 +606,9 @@ class Printer {
     }
     switch (v->op) {
       case TirOp::Constant: return constant(v);
-      case TirOp::NamedConstant: return std::string(v->attrs<TextAttrs>().text);
+      case TirOp::NamedConstant: return cpp_.value(v->attrs<TextAttrs>().text);
       case TirOp::Read: return v->var()->cpp_name;
-      case TirOp::Convert: return fmt::format("{}<{}>({})", info.runtime, element_cpp(v->type), expr(a[0]));
+      case TirOp::Convert: return fmt::format("{}<{}>({})", info.runtime, cpp_.element(v->type), expr(a[0]));
       case TirOp::Broadcast: return stored(v);
       case TirOp::Translate:
         return fmt::format("{}(iris_program, {}, {}, {})", info.runtime, expr(a[0]), expr(a[1]), site(v));
@@ -572,17 +619,17 @@ class Printer {
       case TirOp::WorldSize:
       case TirOp::Barrier: return fmt::format("{}(iris_program)", info.runtime);
       case TirOp::BroadcastTo:
-      case TirOp::Reshape: return fmt::format("{}<{}>({})", info.runtime, shape_args(v->type, false), expr(a[0]));
+      case TirOp::Reshape: return fmt::format("{}<{}>({})", info.runtime, cpp_.shape_args(v->type, false), expr(a[0]));
       case TirOp::ConvertLayout: {
-        std::string layout = layout_cpp(v->type);
-        if (layout.empty()) layout = fmt::format("iris::Blocked<{}>", dims_cpp(v->type));
+        std::string layout = cpp_.layout(v->type);
+        if (layout.empty()) layout = fmt::format("iris::Blocked<{}>", cpp_.dims(v->type));
         return fmt::format("{}<{}>({})", info.runtime, layout, expr(a[0]));
       }
       case TirOp::AddAxis: return fmt::format("{}<{}>({})", info.runtime, v->attrs<AxisAttrs>().axis, expr(a[0]));
       case TirOp::Trans: return fmt::format("{}({})", info.runtime, expr(a[0]));
-      case TirOp::Arange: return fmt::format("{}<{}>()", info.runtime, shape_args(v->type, false));
-      case TirOp::Zeros: return fmt::format("{}<{}>()", info.runtime, shape_args(v->type, true));
-      case TirOp::Full: return fmt::format("{}<{}>({})", info.runtime, shape_args(v->type, true), expr(a[0]));
+      case TirOp::Arange: return fmt::format("{}<{}>()", info.runtime, cpp_.shape_args(v->type, false));
+      case TirOp::Zeros: return fmt::format("{}<{}>()", info.runtime, cpp_.shape_args(v->type, true));
+      case TirOp::Full: return fmt::format("{}<{}>({})", info.runtime, cpp_.shape_args(v->type, true), expr(a[0]));
       case TirOp::Load:
         return fmt::format("{}({}, {}, {}, {}{})", access_function(*v), expr(a[0]), optional(a[1], "iris::NoMask{}"),
                            optional(a[2], "iris::NoOther{}"), site(v), known_cpp(*v, false));
@@ -676,6 +723,7 @@ class Printer {
   // of its source, escaped.
   const TirImportedModule* module_ = nullptr;
   std::string file_;
+  Spelling cpp_;  // of the function being printed
   const std::unordered_set<const TirFunction*> needing_shared_ = needing_shared(m_);
 };
 

@@ -9,10 +9,15 @@
 // Every other macro is undefined around the generated code by the printer.
 // C++ forbids what .iris allows: `let m = m * 2`
 // reading an outer m, or a loop body rebinding the loop variable; so every
-// binding of a function gets its own C++ name, and a name already used in the
-// function gets a suffix (m, m_2, ...). Each loop's bound and step are held
-// in variables of their own (iris_end<n>, iris_step<n>, numbered through the
-// module), evaluated once.
+// binding of a function gets its own C++ name, and a name already given in
+// the function gets a suffix (m, m_2, ...), as does one that would hide what
+// the function's C++ names: a device function it calls, a kernel's own name.
+// Two names that C++ spells alike (run and run_ are both run_) are told apart
+// the same way, in a function and among a namespace's constants and
+// functions; the C++ of types and compile-time values spells compile-time
+// parameters by these names too (emit_cpp.cpp). Each loop's bound and step
+// are held in variables of their own (iris_end<n>, iris_step<n>, numbered
+// through the module), evaluated once.
 #include "irisc/passes.h"
 #include "irisc/tir_walk.h"
 
@@ -71,34 +76,75 @@ std::string file_identifier(std::string_view source_name) {
   return name;
 }
 
-class Namer {
+// The C++ names of one scope: each is the name cpp_name spells, or, where
+// the scope has given that name already or must not hide it, that name with
+// the first free suffix (m, m_2, ...; where the program has its own m_2 too,
+// the later of it and a second m is m_2_2 or m_3).
+class Scope {
  public:
-  void function(TirFunction& f) {
-    uses_.clear();
-    f.cpp_name = cpp_name(f.name);
-    for (TirVar* v : f.ct_params) declare(v);
-    for (TirVar* v : f.params) declare(v);
-    for_each_stmt(f.body, [&](TirStmt* s) {
-      if (s->kind == TirStmtKind::Let || s->kind == TirStmtKind::Var || s->kind == TirStmtKind::For ||
-          s->kind == TirStmtKind::Shared || s->kind == TirStmtKind::Specialize)
-        declare(s->var);
-      if (s->kind != TirStmtKind::For) return;
-      s->end_name = fmt::format("iris_end{}", loops_);
-      if (s->step) s->step_name = fmt::format("iris_step{}", loops_);
-      ++loops_;
-    });
+  // `hidden`: the names of the enclosing scope that the scope refers to.
+  explicit Scope(std::unordered_set<std::string> hidden) : taken_(std::move(hidden)) {}
+
+  std::string name(const std::string& base) {
+    int& uses = uses_[base];
+    if (uses++ == 0 && taken_.insert(base).second) return base;
+    for (int n = std::max(uses, 2);; ++n) {
+      std::string name = fmt::format("{}_{}", base, n);
+      if (!taken_.insert(name).second) continue;
+      uses = n;
+      return name;
+    }
   }
 
  private:
-  void declare(TirVar* v) {
-    std::string base = cpp_name(v->name);
-    int& uses = uses_[base];
-    v->cpp_name = uses++ == 0 ? base : fmt::format("{}_{}", base, uses);
-  }
-
-  std::unordered_map<std::string, int> uses_;
-  int loops_ = 0;
+  std::unordered_set<std::string> taken_;  // the names given, and the hidden ones
+  std::unordered_map<std::string, int> uses_;  // the last suffix of each base
 };
+
+// Each declaration of f's body, in order.
+template <class F>
+void for_each_declaration(TirFunction& f, F&& visit) {
+  for_each_stmt(f.body, [&](TirStmt* s) {
+    if (s->kind == TirStmtKind::Let || s->kind == TirStmtKind::Var || s->kind == TirStmtKind::For ||
+        s->kind == TirStmtKind::Shared || s->kind == TirStmtKind::Specialize)
+      visit(s);
+  });
+}
+
+// The names of a function's parameters and bindings, of a specialised loop's
+// body (flag_body) and of its loops' bounds. Its scope must not hide what its
+// C++ refers to without a namespace: the device functions of its namespace
+// that it calls, and a kernel's own name, which launch() names.
+void name_function(TirFunction& f, int& loops) {
+  std::unordered_set<std::string> hidden;
+  if (f.is_kernel) hidden.insert(f.cpp_name);
+  for_each_value(f, [&](const TirValue* v) {
+    if (v->op == TirOp::CallDevice && v->attrs<CallAttrs>().callee->module == f.module)
+      hidden.insert(v->attrs<CallAttrs>().callee->cpp_name);
+  });
+  Scope scope(std::move(hidden));
+  for (TirVar* v : f.ct_params) v->cpp_name = scope.name(cpp_name(v->name));
+  for (TirVar* v : f.params) v->cpp_name = scope.name(cpp_name(v->name));
+  for_each_declaration(f, [&](TirStmt* s) {
+    s->var->cpp_name = scope.name(cpp_name(s->var->name));
+    if (s->kind == TirStmtKind::Specialize) s->body_name = scope.name(s->var->cpp_name + "_body");
+    if (s->kind != TirStmtKind::For) return;
+    s->end_name = fmt::format("iris_end{}", loops);
+    if (s->step) s->step_name = fmt::format("iris_step{}", loops);
+    ++loops;
+  });
+}
+
+// The names of the constants and functions of one namespace: the file's
+// (module null) or an imported module's. The file's kernels are also named
+// in iris_kernels, beside the file's namespace, which they must not hide.
+void name_namespace(TirModule& module, const TirImportedModule* unit) {
+  Scope scope(unit ? std::unordered_set<std::string>{} : std::unordered_set{module.namespace_name});
+  for (TirConstant& c : module.constants)
+    if (c.module == unit) c.var->cpp_name = scope.name(cpp_name(c.var->name));
+  for (TirFunction* f : module.functions)
+    if (f->module == unit) f->cpp_name = scope.name(cpp_name(f->name));
+}
 
 }  // namespace
 
@@ -115,9 +161,10 @@ void assign_names(TirModule& module) {
     for (int n = 2; !taken.insert(imported.namespace_name).second; ++n)
       imported.namespace_name = fmt::format("{}_{}", base, n);
   }
-  for (TirConstant& c : module.constants) c.var->cpp_name = cpp_name(c.var->name);
-  Namer namer;
-  for (TirFunction* f : module.functions) namer.function(*f);
+  for (const TirImportedModule& imported : module.modules) name_namespace(module, &imported);
+  name_namespace(module, nullptr);
+  int loops = 0;
+  for (TirFunction* f : module.functions) name_function(*f, loops);
 }
 
 }  // namespace irisc

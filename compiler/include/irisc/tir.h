@@ -297,6 +297,8 @@ struct TirStmt {
   bool keeps_value_type = false;
   // For: the variables holding the bound and the step (the naming pass).
   std::string end_name, step_name;
+  // Specialize: the lambda of its body (the naming pass).
+  std::string body_name;
 };
 
 // An .iris module the file imports, directly or through another module: its
