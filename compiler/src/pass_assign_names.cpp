@@ -11,7 +11,7 @@
 // reading an outer m, or a loop body rebinding the loop variable; so every
 // binding of a function gets its own C++ name, and a name already given in
 // the function gets a suffix (m, m_2, ...), as does one that would hide what
-// the function's C++ names: a device function it calls, a kernel's own name.
+// the function's C++ names: a device function it calls, its own name.
 // Two names that C++ spells alike (run and run_ are both run_) are told apart
 // the same way, in a function and among a namespace's constants and
 // functions; the C++ of types and compile-time values spells compile-time
@@ -114,10 +114,10 @@ void for_each_declaration(TirFunction& f, F&& visit) {
 // The names of a function's parameters and bindings, of a specialised loop's
 // body (flag_body) and of its loops' bounds. Its scope must not hide what its
 // C++ refers to without a namespace: the device functions of its namespace
-// that it calls, and a kernel's own name, which launch() names.
+// that it calls, and its own name (a template parameter may not have it, and
+// a kernel's launch() names the kernel).
 void name_function(TirFunction& f, int& loops) {
-  std::unordered_set<std::string> hidden;
-  if (f.is_kernel) hidden.insert(f.cpp_name);
+  std::unordered_set<std::string> hidden = {f.cpp_name};
   for_each_value(f, [&](const TirValue* v) {
     if (v->op == TirOp::CallDevice && v->attrs<CallAttrs>().callee->module == f.module)
       hidden.insert(v->attrs<CallAttrs>().callee->cpp_name);

@@ -22,14 +22,14 @@ int main() {
     const int expected[2] = {3 * 5 + (4 + 1) + 2 + 10 + 20 + 30 + 40, 7};
     for (int i = 0; i < 2; ++i)
       if (out[i] != expected[i]) ++failures, std::fprintf(stderr, "out[%d] = %d, expected %d\n", i, out[i], expected[i]);
-    // run_<int, class = 4>(out, launch_ = 7): the inner m is 8, m_2 10, launch(1) 2.
+    // run_<int, class = 4>(out, launch_ = 7): the inner m is 8, m_2 10, launch(1) 2, class_<4>(1) 5.
     int32_t* out32 = rank.allocate<int32_t>(4);
     int64_t* out64 = rank.allocate<int64_t>(4);
     iris_kernels::run__2<int32_t>::launch({1}, rank.device_context(), out32, 7);
     iris_kernels::run__2<int64_t>::launch({1}, rank.device_context(), out64, 7);
     for (int i = 0; i < 4; ++i)
-      if (out32[i] != 8 * 10 + 2 || out64[i] != 8 * 10 + 2)
-        ++failures, std::fprintf(stderr, "run_: element %d is %d and %lld, expected 82\n", i, out32[i],
+      if (out32[i] != 8 * 10 + 2 + 5 || out64[i] != 8 * 10 + 2 + 5)
+        ++failures, std::fprintf(stderr, "run_: element %d is %d and %lld, expected 87\n", i, out32[i],
                                  static_cast<long long>(out64[i]));
   });
   assert(NULL == nullptr && EOF < 0 && EINVAL > 0);  // the library's macros again
