@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Front-end benchmark: times `irisc FILE` (check + summary) on realistic
-inputs and prints a table.
+"""Front-end benchmark: times `irisc FILE` (check + summary) and `irisc
+--emit=cpp FILE` (lowering and the C++ printer too) on realistic inputs and
+prints a table.
 
     frontend_bench.py IRISC [RUNS]
 
@@ -18,8 +19,8 @@ of a small one (only <cstdint>). irisc runs irisc-import-hip, found next to it,
 only for such a file; the benchmark checks with ldd that irisc itself loads no
 Clang or shared LLVM, so kernels without imports pay no Clang start-up.
 Exits non-zero if a file fails to check, if irisc links Clang, or if the CPU
-time per line grows more than 2x from 10k to 100k lines (the front end should
-be linear).
+time per line of either command grows more than 2x from 10k to 100k lines
+(both should be linear).
 """
 import glob
 import os
@@ -34,15 +35,22 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+STRING = re.compile(r'("(?:[^"\\\n]|\\.)*")')
+
+
 def generate(lines_wanted, path):
-    """Copies of all samples, renamed, until the file has lines_wanted lines."""
+    """Copies of all samples, renamed, until the file has lines_wanted lines.
+    Names are renamed outside string literals only: an import's path
+    ("iris/gemm.iris") names a file, not the sample's kernel gemm."""
     samples = [open(p).read() for p in sorted(glob.glob(os.path.join(ROOT, "samples", "*.iris")))]
     defined = [re.findall(r"^\s*(?:kernel|device|const)\s+(\w+)", s, re.M) for s in samples]
     out, lines, copy = [], 0, 0
     while lines < lines_wanted:
         for text, names in zip(samples, defined):
             if names:
-                text = re.sub(r"\b(%s)\b" % "|".join(names), rf"\1_{copy}", text)
+                name = re.compile(r"\b(%s)\b" % "|".join(names))
+                text = "".join(part if i % 2 else name.sub(rf"\1_{copy}", part)
+                               for i, part in enumerate(STRING.split(text)))
             out.append(text)
             lines += text.count("\n")
         copy += 1
@@ -116,29 +124,39 @@ def main():
 
 def bench(tmp):
     runs = int(sys.argv[2]) if len(sys.argv) > 2 else 5
-    # A private copy: a build running meanwhile may replace the original.
-    irisc = shutil.copy(sys.argv[1], os.path.join(tmp, "irisc"))
-    shutil.copy(os.path.join(os.path.dirname(sys.argv[1]), "irisc-import-hip"), tmp)
+    # A private copy, as installed: a build running meanwhile may replace the
+    # original, and the package's modules (import "iris/gemm.iris") are found
+    # in the include folder beside irisc's folder.
+    bindir = os.path.join(tmp, "bin")
+    os.mkdir(bindir)
+    irisc = shutil.copy(sys.argv[1], bindir)
+    shutil.copy(os.path.join(os.path.dirname(sys.argv[1]), "irisc-import-hip"), bindir)
+    os.symlink(os.path.join(ROOT, "runtime", "include"), os.path.join(tmp, "include"))
     clang = [lib for lib in shared_libraries(irisc) if "clang" in lib or "libLLVM" in lib]
     print(f"irisc loads Clang or shared LLVM: {', '.join(clang) if clang else 'no'} "
           f"(ldd: {len(shared_libraries(irisc))} libraries)")
     if clang:
         sys.exit(1)
-    inputs = [("process spawn (/bin/true)", "true", runs * 4),
-              ("startup (irisc --version)", None, runs * 4),
-              ("typical kernel (all_gather)", os.path.join(ROOT, "samples", "all_gather.iris"), runs * 4),
-              ("  + import of a HIP header", with_import(tmp, "typical.hip"), runs),
-              ("  + import of a small header", with_import(tmp, "small.hip"), runs)]
+    typical = os.path.join(ROOT, "samples", "all_gather.iris")
+    # (name, command, input file, runs)
+    inputs = [("process spawn (/bin/true)", ["/bin/true"], None, runs * 4),
+              ("startup (irisc --version)", [irisc, "--version"], None, runs * 4),
+              ("typical kernel (all_gather)", [irisc], typical, runs * 4),
+              ("  --emit=cpp", [irisc, "--emit=cpp"], typical, runs * 4),
+              ("  + import of a HIP header", [irisc], with_import(tmp, "typical.hip"), runs),
+              ("  + import of a small header", [irisc], with_import(tmp, "small.hip"), runs)]
     for n in (1_000, 10_000, 100_000):
         path = os.path.join(tmp, f"bench_{n}.iris")
         generate(n, path)
-        inputs.append((f"generated {n // 1000}k", path, runs if n == 100_000 else runs * 2))
+        n_runs = runs if n == 100_000 else runs * 2
+        inputs.append((f"generated {n // 1000}k", [irisc], path, n_runs))
+        inputs.append((f"generated {n // 1000}k --emit=cpp", [irisc, "--emit=cpp"], path, n_runs))
 
     print(f"{'input':<28} {'lines':>8} {'bytes':>10} {'wall ms':>9} {'CPU ms':>8} {'peak RSS MiB':>13} {'lines/s':>10}")
     per_line = {}
-    for name, path, n in inputs:
-        cmd = ["/bin/true"] if path == "true" else [irisc, path] if path else [irisc, "--version"]
-        data = open(path, "rb").read() if path and path != "true" else b""
+    for name, cmd, path, n in inputs:
+        cmd = cmd + [path] if path else cmd
+        data = open(path, "rb").read() if path else b""
         lines = data.count(b"\n")
         results = [run_once(cmd) for _ in range(n)]
         wall = statistics.median(w for w, _ in results)
@@ -148,9 +166,13 @@ def bench(tmp):
         print(f"{name:<28} {lines:>8} {len(data):>10} {wall * 1e3:>9.2f} {cpu * 1e3:>8.2f} "
               f"{peak_rss_mib(cmd):>13} {rate:>10}")
 
-    growth = per_line["generated 100k"] / per_line["generated 10k"]
-    print(f"CPU time per line, 100k vs 10k: x{growth:.2f} ({'linear' if growth < 2 else 'SUPER-LINEAR'})")
-    if growth >= 2:
+    superlinear = False
+    for emit in ("", " --emit=cpp"):
+        growth = per_line[f"generated 100k{emit}"] / per_line[f"generated 10k{emit}"]
+        superlinear |= growth >= 2
+        print(f"CPU time per line{emit or ' (summary)'}, 100k vs 10k: x{growth:.2f} "
+              f"({'linear' if growth < 2 else 'SUPER-LINEAR'})")
+    if superlinear:
         sys.exit(1)
 
 
