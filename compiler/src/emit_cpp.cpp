@@ -580,8 +580,15 @@ class Printer {
   // checked-marking pass marked it.
   std::string site(const TirValue* v) {
     if (!v->checked) return "iris::Unchecked{}";
-    return fmt::format("iris::Checked{{iris_program, \"{}\", {}}}", file_, sources_.getLineAndColumn(v->loc).first);
+    return fmt::format("iris::Checked{{iris_program, \"{}\", {}}}", file_, line_of(v));
   }
+  // A wait's: its location in unchecked builds too, which the CPU emulation
+  // names in a deadlock report (and the GPU ignores).
+  std::string wait_site(const TirValue* v) {
+    if (!v->checked) return fmt::format("iris::UncheckedAt{{\"{}\", {}}}", file_, line_of(v));
+    return site(v);
+  }
+  unsigned line_of(const TirValue* v) const { return sources_.getLineAndColumn(v->loc).first; }
 
   static std::string order(const MemorySemantics& o) { return fmt::format("iris::Sem::{}, iris::Scope::{}", o.sem, o.scope); }
 
@@ -672,7 +679,7 @@ class Printer {
       case TirOp::WaitUntil: {
         const auto& wait = v->attrs<WaitAttrs>();
         return fmt::format("{}<{}>({}, iris::Cmp::{}, {}, {})", access_function(*v), order(wait.order), expr(a[0]),
-                           wait.cmp, operand(a[1]), site(v));
+                           wait.cmp, operand(a[1]), wait_site(v));
       }
       case TirOp::Signal: {
         const auto& signal = v->attrs<SignalAttrs>();

@@ -51,9 +51,12 @@ std::string where(int rank, int program_id) {
 
 }  // namespace
 
-WaitScope::WaitScope() {
+WaitScope::WaitScope(const char* file, int line) {
   if (tls_world != nullptr) {
     PerRank& me = tls_world->ranks[tls_rank];
+    me.wait_file.store(file, std::memory_order_relaxed);  // published by set_activity's store
+    me.wait_line.store(line, std::memory_order_relaxed);
+    me.wait_program.store(tls_program, std::memory_order_relaxed);
     tls_world->set_activity(tls_rank, Activity::waiting, ++me.waits);
     me.moves_read = tls_world->moves.load(std::memory_order_seq_cst);  // before the wait's next read of its condition
   }
@@ -96,11 +99,11 @@ bool wait_poll() {
 }
 
 void wait_deadlock(const void* p, Cmp op, const std::string& value) {
-  World* w = tls_world;
+  World* w = tls_world;  // a rank's: wait_poll finds no deadlock elsewhere
   std::ostringstream s;
-  s << "iris: deadlock in wait_until(*" << p << " " << cmp_text(op) << " " << value << ") "
-    << where(tls_rank, tls_program) << ": the condition is false and no other rank can change memory any more";
-  if (w == nullptr) throw Error(s.str());
+  s << "iris: deadlock in wait_until(*" << p << " " << cmp_text(op) << " " << value << ")"
+    << w->wait_location(tls_rank) << " " << where(tls_rank, tls_program)
+    << ": the condition is false and no other rank can change memory any more";
   for (int o = 0; o < w->size; ++o) {
     if (o != tls_rank) s << "; " << w->describe_activity(o);
   }

@@ -85,10 +85,18 @@ std::string World::describe_activity(int r) const {
     case Activity::finished: return who + " has returned from its body";
     case Activity::host_collective: return who + " waits in host collective call #" + std::to_string(count_of(word));
     case Activity::device_barrier: return who + " waits in device barrier #" + std::to_string(count_of(word));
-    case Activity::waiting: return who + " waits in wait_until";
+    case Activity::waiting:
+      return who + " waits in wait_until" + wait_location(r) + " (program " +
+             std::to_string(ranks[r].wait_program.load(std::memory_order_relaxed)) + ")";
     case Activity::running: break;
   }
   return who + " is running";
+}
+
+std::string World::wait_location(int r) const {
+  const char* file = ranks[r].wait_file.load(std::memory_order_relaxed);
+  if (file == nullptr) return "";
+  return " at " + std::string(file) + ":" + std::to_string(ranks[r].wait_line.load(std::memory_order_relaxed));
 }
 
 std::uint64_t World::collective(int r, const CollectiveCall& call) {

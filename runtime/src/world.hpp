@@ -55,6 +55,14 @@ struct alignas(64) PerRank {
   // In wait_until: the value of World::moves that this rank read before it last
   // read its condition false (hang detection, wait_poll).
   std::atomic<std::uint64_t> confirmed{0};
+  // In wait_until: where the wait is (its .iris file and line; null and 0 when
+  // the caller named none) and the program instance, for the reports
+  // (describe_activity). Stored before the activity word says `waiting`; a
+  // report read while the rank moves on may mix two waits, but a deadlock is
+  // reported only once nobody moves.
+  std::atomic<const char*> wait_file{nullptr};
+  std::atomic<int> wait_line{0};
+  std::atomic<int> wait_program{-1};
   // Written only by the rank's own thread.
   std::uint64_t collectives = 0;  // host collective calls entered
   std::uint64_t barriers = 0;     // device barriers entered
@@ -98,6 +106,8 @@ struct World {
   // leave is for wait_poll to find.
   bool blocked_on(int me, std::uint64_t word, bool me_in_barrier) const;
   std::string describe_activity(int r) const;
+  // " at file:line" of rank r's wait_until, or "" when it named no location.
+  std::string wait_location(int r) const;
 
   DeviceContext context(int r) { return {bases.data(), heap_size, r, size, &device_barrier, &allocator.table()}; }
 

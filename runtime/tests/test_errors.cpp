@@ -268,18 +268,27 @@ int ranks_named_waiting(const std::string& msg, int ranks) {
 TEST_CASE("hang detection: ranks that all wait in wait_until for each other are a deadlock") {
   for (int ranks : {2, 3, 4, 8}) {
     CAPTURE(ranks);
-    SUBCASE("a ring: every rank waits for the next one") {
+    SUBCASE("a ring: every rank waits for the next one, each at a line of its own") {
+      // Rank r waits at ring.iris:(10 + r), in its program 1.
       const std::string msg = error_of([&] {
         iris::run_threads(ranks, kHeap, [&](iris::Rank& r) {
           int* flag = r.allocate<int>(1);
-          iris::launch(r.device_context(), 1, [&](int, int) {
-            iris::wait_until<Sem::acquire, Scope::sys>(flag, Cmp::eq, 1);  // the next rank never sets it
+          iris::launch(r.device_context(), 2, [&](int pid, int) {
+            // the next rank never sets it
+            if (pid == 1) iris::wait_until<Sem::acquire, Scope::sys>(flag, Cmp::eq, 1, "ring.iris", 10 + r.rank());
           });
         });
       });
       CAPTURE(msg);
       CHECK(contains(msg, "iris: deadlock in wait_until(*"));
-      CHECK(ranks_named_waiting(msg, ranks) == ranks - 1);  // all but the one that reports
+      int reporters = 0, located = 0;
+      for (int r = 0; r < ranks; ++r) {
+        const std::string line = "ring.iris:" + std::to_string(10 + r), rank = std::to_string(r);
+        reporters += contains(msg, ") at " + line + " (rank " + rank + ", program 1): ") ? 1 : 0;
+        located += contains(msg, "rank " + rank + " waits in wait_until at " + line + " (program 1)") ? 1 : 0;
+      }
+      CHECK(reporters == 1);
+      CHECK(located == ranks - 1);  // all but the one that reports
     }
     SUBCASE("one rank skips the kernel the others wait in") {
       // Ranks 0 .. W-2 wait for a flag that the last rank would set in the

@@ -100,10 +100,12 @@ class Backoff {
 };
 
 // Marks the calling rank as blocked in wait_until for as long as it lives (the hang
-// detector of the other ranks reads it). No-op on a thread that is not a rank.
+// detector of the other ranks reads it), at the wait's .iris file and line (null
+// and 0 when the caller named none), which the deadlock report names. No-op on a
+// thread that is not a rank.
 class WaitScope {
  public:
-  WaitScope();
+  WaitScope(const char* file, int line);
   ~WaitScope();
   WaitScope(const WaitScope&) = delete;
   WaitScope& operator=(const WaitScope&) = delete;
@@ -165,12 +167,13 @@ void atomic_store(T* p, std::type_identity_t<T> v) {
 
 // Spins until `*p op value` holds; every read has semantics S (acquire to see what the
 // signalling rank wrote before its release). Throws iris::Error if another rank failed
-// or if it can never be satisfied (every other rank has returned or is blocked).
+// or if it can never be satisfied (every other rank has returned or is blocked); the
+// report names `file`:`line`, the wait's .iris location, when given.
 template <Sem S, Scope Sc, class T>
-void wait_until(T* p, Cmp op, std::type_identity_t<T> value) {
+void wait_until(T* p, Cmp op, std::type_identity_t<T> value, const char* file = nullptr, int line = 0) {
   static_assert(S != Sem::release, "wait_until cannot have release semantics");
   if (detail::compare(atomic_load<S, Sc>(p), op, value)) return;
-  detail::WaitScope blocked;
+  detail::WaitScope blocked(file, line);
   detail::Backoff backoff;
   while (!detail::compare(atomic_load<S, Sc>(p), op, value)) {
     if (backoff.pause() && detail::wait_poll() && !detail::compare(atomic_load<S, Sc>(p), op, value)) {

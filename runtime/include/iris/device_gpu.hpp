@@ -153,9 +153,11 @@ IRIS_HD T cas_update(T* p, F next) {
 // ------------------------------------------------------------------ signals
 
 // Spins until `*p op value` holds; every read has semantics S (acquire to see what
-// the signalling rank wrote before its release).
+// the signalling rank wrote before its release). The wait's .iris location, which
+// the CPU target names in a deadlock report, is not used here.
 template <Sem S, Scope Sc, class T>
-IRIS_HD void wait_until(T* p, Cmp op, std::type_identity_t<T> value) {
+IRIS_HD void wait_until(T* p, Cmp op, std::type_identity_t<T> value, const char* /*file*/ = nullptr,
+                        int /*line*/ = 0) {
   static_assert(S != Sem::release, "wait_until cannot have release semantics");
   detail::Backoff backoff;
   while (!detail::compare(atomic_load<S, Sc>(p), op, static_cast<T>(value))) backoff.pause();

@@ -1,16 +1,21 @@
 // Synchronisation: waits, signals, fences and the device barrier.
 #pragma once
 
+#include <type_traits>
+
 #include "iris/device.hpp"
 #include "iris/ops/atomic.hpp"
 
 namespace iris {
 
+// irisc passes the wait's .iris location in both builds (Checked, or
+// UncheckedAt), for the CPU emulation's deadlock report.
 template <Sem S, Scope Sc, class T, class X, class C = Unchecked>
 IRIS_HD void wait(T* ptr, Cmp op, const X& value, const C& check = {}) {
   check_memory<Access::atomic>(check, ptr);
   single([&] {
-    wait_until<S, Sc>(ptr, op, static_cast<T>(value));
+    if constexpr (std::is_same_v<C, Unchecked>) wait_until<S, Sc>(ptr, op, static_cast<T>(value));
+    else wait_until<S, Sc>(ptr, op, static_cast<T>(value), check.file, check.line);
     after_atomic_read<S, Sc>(check, ptr);
   });
 }

@@ -13,6 +13,13 @@ namespace iris {
 // and the program instance. Unchecked builds pass Unchecked{}, which costs
 // nothing.
 struct Unchecked {};
+// An unchecked wait's .iris location: the CPU emulation names it in a
+// deadlock report (docs/runtime.md, "Hang detection") whether or not the
+// kernel was built checked; the GPU's wait ignores it.
+struct UncheckedAt {
+  const char* file;
+  int line;
+};
 struct Checked {
   const Program& program;
   const char* file;
