@@ -225,11 +225,16 @@ inline void check_config(const char* op, const FusedConfig& c, bool has_comm) {
   }
 }
 
+// The program instances the config asks for (FusedConfig::programs; 0: the
+// rank's share of its GPU's multiprocessors).
+inline int programs_of(const Rank& rank, const FusedConfig& c) {
+  return c.programs > 0 ? c.programs : std::max(1, rank.multiprocessor_count() / ranks_per_device(rank));
+}
+
 // The grid: `tiles` tiles of C; waits: whether the kernel's programs wait for
 // each other (then, on a GPU, the grid must be resident at once).
 inline int grid_of(const char* op, const Rank& rank, const FusedConfig& c, std::int64_t tiles, bool waits) {
-  const long long programs =
-      c.programs > 0 ? c.programs : std::max(1, rank.multiprocessor_count() / ranks_per_device(rank));
+  const long long programs = programs_of(rank, c);
   long long grid = 0;
   if (c.comm_programs > 0) {
     grid = c.comm_programs + std::clamp<long long>(programs - c.comm_programs, 1, std::max<long long>(tiles, 1));
@@ -261,8 +266,7 @@ inline std::vector<FusedConfig> candidates(const Rank& rank, const FusedConfig& 
   for (int i = 0; i < (automatic_tiles(config) ? FusedShapes::count : 1); ++i)
     tiles.push_back(automatic_tiles(config) ? FusedShapes::config(config, i) : config);
   if (!has_comm || !automatic_comm(config)) return tiles;
-  const int programs =
-      config.programs > 0 ? config.programs : std::max(1, rank.multiprocessor_count() / ranks_per_device(rank));
+  const int programs = programs_of(rank, config);
   std::vector<FusedConfig> out;
   for (const FusedConfig& t : tiles) {
     for (int comm = 1; comm <= FusedConfig::automatic_comm_most && (comm == 1 || comm < programs); comm *= 2) {
