@@ -59,7 +59,8 @@ class Printer {
   }
 
   void function(const Function& fn) {
-    std::string head = fmt::format("{} {}", fn.is_kernel ? "Kernel" : "Device", fn.name);
+    std::string head = fmt::format("{}{} {}", fn.multinode ? "Multinode " : "", fn.is_kernel ? "Kernel" : "Device",
+                                   fn.name);
     if (fn.return_type) head += " -> " + type_syntax(fn.return_type);
     line(0, head, fn.range);
     for (const Param& p : fn.ct_params) {

@@ -334,6 +334,12 @@ class Printer {
     out_ << fmt::format("  IRIS_DEVICE static void run({}) ", params(f));
     block(f.body, 1);
     out_ << "\n\n";
+    // What the launch checks: a node-local kernel on a world of several
+    // nodes is an error that names it (iris::launch_kernel).
+    out_ << fmt::format(
+        "  static constexpr bool iris_node_local = {};\n"
+        "  static constexpr const char* iris_kernel_name = \"{}\";\n\n",
+        f.multinode ? "false" : "true", c_string(f.name));
     out_ << fmt::format(
         "  // Launches one program instance per grid cell on the calling rank.\n"
         "  static void launch(iris::Grid grid, const iris::DeviceContext& ctx{}{}, "

@@ -102,6 +102,7 @@ class Parser {
         case TokenKind::Let: case TokenKind::Var: case TokenKind::If: case TokenKind::For:
         case TokenKind::While: case TokenKind::Return: case TokenKind::Break:
         case TokenKind::Continue: case TokenKind::Kernel: case TokenKind::Device:
+        case TokenKind::Multinode:
           return;
         case TokenKind::LBrace: skip_balanced(); break;
         default: advance();
@@ -113,7 +114,7 @@ class Parser {
     int depth = 0;
     while (!at(TokenKind::Eof)) {
       TokenKind k = tok().kind;
-      if (depth == 0 && (k == TokenKind::Kernel || k == TokenKind::Device ||
+      if (depth == 0 && (k == TokenKind::Kernel || k == TokenKind::Device || k == TokenKind::Multinode ||
                          k == TokenKind::Const || k == TokenKind::Import))
         return;
       if (k == TokenKind::LBrace) ++depth;
@@ -138,7 +139,8 @@ class Parser {
       case TokenKind::Import: return import_decl();
       case TokenKind::Const: return const_decl();
       case TokenKind::Kernel:
-      case TokenKind::Device: return function_def();
+      case TokenKind::Device:
+      case TokenKind::Multinode: return function_def();
       default:
         diags_.error(DiagKind::ExpectedItem, tok().range(), describe(tok()));
         advance();
@@ -196,11 +198,16 @@ class Parser {
     return true;
   }
 
-  // kernel_def = "kernel" IDENT [ ct_params ] "(" [ params ] ")" block ;
-  // device_def = "device" IDENT [ ct_params ] "(" [ params ] ")" [ "->" type ] block ;
+  // kernel_def = [ "multinode" ] "kernel" IDENT [ ct_params ] "(" [ params ] ")" block ;
+  // device_def = [ "multinode" ] "device" IDENT [ ct_params ] "(" [ params ] ")" [ "->" type ] block ;
   bool function_def() {
     llvm::SMLoc begin = tok().loc();
     auto* fn = module_.make<Function>();
+    fn->multinode = accept(TokenKind::Multinode);
+    if (fn->multinode && !at(TokenKind::Kernel) && !at(TokenKind::Device)) {
+      expected("'kernel' or 'device'", "after 'multinode'");
+      return false;
+    }
     fn->is_kernel = advance().kind == TokenKind::Kernel;
     if (!at(TokenKind::Identifier)) {
       expected("a name", fn->is_kernel ? "after 'kernel'" : "after 'device'");
@@ -399,7 +406,7 @@ class Parser {
     b->kind = StmtKind::Block;
     while (!at(TokenKind::RBrace) && !at(TokenKind::Eof) && !stopped_) {
       // An item keyword here means the block's '}' is missing.
-      if (at(TokenKind::Kernel) || at(TokenKind::Device)) break;
+      if (at(TokenKind::Kernel) || at(TokenKind::Device) || at(TokenKind::Multinode)) break;
       size_t before = pos_;
       if (Stmt* s = stmt())
         b->stmts.push_back(s);

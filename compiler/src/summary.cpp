@@ -180,7 +180,8 @@ void print_summary(const Module& module, std::string_view file, llvm::raw_ostrea
       ct = fmt::format("<{}>", fmt::join(parts, ", "));
     }
     const Counts& c = counts.at(&fn);
-    out << fmt::format("  {} {}{}({}){}\n", fn.is_kernel ? "kernel" : "device", fn.name, ct,
+    out << fmt::format("  {}{} {}{}({}){}\n", fn.multinode ? "multinode " : "", fn.is_kernel ? "kernel" : "device",
+                       fn.name, ct,
                        param_list(fn.params, fn.param_types),
                        fn.result.is_void() ? "" : " -> " + fn.result.str());
     out << fmt::format("    remote translations (@): {}, loads: {}, stores: {}, atomics: {}, "

@@ -175,6 +175,7 @@ class Builder {
 
   void function(const Function& fn, TirFunction& f) {
     f.is_kernel = fn.is_kernel;
+    f.multinode = fn.multinode;
     f.name = fn.name;
     f.loc = fn.range.Start;
     f.result = tir_type(fn.result);

@@ -56,7 +56,8 @@ class TirPrinter {
                                f.ct_defaults[i].empty() ? "" : " = " + f.ct_defaults[i]));
     }
     for (const TirVar* p : f.params) params.push_back(fmt::format("{}: {}", name(p), p->type.str()));
-    out_ << fmt::format("\n{} {}{}{}({})", f.is_kernel ? "kernel" : "func", qualifier(f.module),
+    out_ << fmt::format("\n{}{} {}{}{}({})", f.multinode ? "multinode " : "", f.is_kernel ? "kernel" : "func",
+                        qualifier(f.module),
                         name(&f),
                         ct.empty() ? "" : fmt::format("<{}>", fmt::join(ct, ", ")), fmt::join(params, ", "));
     if (!f.result.is_void()) out_ << " -> " << f.result.str();

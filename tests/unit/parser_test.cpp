@@ -396,6 +396,22 @@ TEST_CASE("parser: items, parameters and types") {
   CHECK(d->return_type->element->scalar == ScalarKind::BF16);
 }
 
+TEST_CASE("parser: 'multinode' in front of 'kernel' and 'device' marks the function") {
+  auto r = test::run(
+      "multinode kernel k() { }\n"
+      "kernel l() { }\n"
+      "multinode device d() -> i32 { return 1; }\n"
+      "device e() { }\n",
+      Stage::Ast);
+  REQUIRE(r->diagnostics.empty());
+  CHECK(r->function("k")->multinode);
+  CHECK(r->function("k")->is_kernel);
+  CHECK_FALSE(r->function("l")->multinode);
+  CHECK(r->function("d")->multinode);
+  CHECK_FALSE(r->function("d")->is_kernel);
+  CHECK_FALSE(r->function("e")->multinode);
+}
+
 TEST_CASE("parser: a compile-time default is a shift expression, not a comparison") {
   // `<N: i32 = 4 > 2>`: the '>' ends the list.
   auto r = test::run("kernel k<N: i32 = 1 << 2>() { }", Stage::Ast);

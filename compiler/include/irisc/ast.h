@@ -177,6 +177,9 @@ struct ImportDecl;
 
 struct Function {
   bool is_kernel = false;
+  // `multinode`: its ranks may be outside the caller's node, so the checker
+  // tracks the locality of its ranks and translated pointers (language.md 9.1).
+  bool multinode = false;
   std::string_view name;
   llvm::SMRange name_range;
   llvm::SMRange range;

@@ -312,6 +312,7 @@ struct TirImportedModule {
 struct TirFunction {
   const TirImportedModule* module = nullptr;  // where it is defined; null: the file itself
   bool is_kernel = false;
+  bool multinode = false;  // `multinode`: may name ranks outside the caller's node
   std::string_view name;
   std::string cpp_name;  // the naming pass
   llvm::SMLoc loc;
