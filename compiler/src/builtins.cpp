@@ -65,6 +65,8 @@ const std::unordered_map<std::string_view, BuiltinInfo>& table() {
     std::unordered_map<std::string_view, BuiltinInfo> map;
 #define BUILTIN(Name, Spelling, Params) \
   map.emplace(Spelling, BuiltinInfo{BuiltinId::Name, Spelling, parse_params(Params)});
+#define MULTINODE(Name, Spelling, Params, Op) \
+  map.emplace(Spelling, BuiltinInfo{BuiltinId::Name, Spelling, parse_params(Params), true});
 #include "irisc/builtins.def"
     return map;
   }();
@@ -126,6 +128,11 @@ bool is_atomic_rmw(BuiltinId id) {
 bool is_atomic(BuiltinId id) {
   return is_atomic_rmw(id) || id == BuiltinId::AtomicCas || id == BuiltinId::AtomicLoad ||
          id == BuiltinId::AtomicStore;
+}
+
+bool is_plain_access(BuiltinId id) {
+  return id == BuiltinId::Load || id == BuiltinId::Store || id == BuiltinId::Get || id == BuiltinId::Put ||
+         id == BuiltinId::PutSignal;
 }
 
 }  // namespace irisc

@@ -29,8 +29,17 @@ std::string Checker::arg_name(const Expr* call, size_t index) const {
   return fmt::format("argument '{}' of '{}'", param, call->name);
 }
 
+// The built-in a call of `name` reaches: none where a function of the
+// program takes the name of a built-in that yields to functions.
+const BuiltinInfo* Checker::called_builtin(std::string_view name) const {
+  const BuiltinInfo* builtin = find_builtin(name);
+  if (!builtin || !builtin->yields_to_functions) return builtin;
+  const Binding* b = lookup(name);
+  return b && b->kind == Binding::Kind::Function ? nullptr : builtin;
+}
+
 Type Checker::check_call(Expr* e) {
-  if ((e->call->builtin = find_builtin(e->name))) {
+  if ((e->call->builtin = called_builtin(e->name))) {
     if (!e->call->ct_args.empty()) {
       diags_.error(DiagKind::WrongCtArgumentCount, e->call->ct_range, e->name, 0, "s", e->call->ct_args.size());
       return Type::error();
@@ -327,7 +336,18 @@ Type Checker::check_builtin(Expr* call) {
       if (call->call->enum_args[0] == static_cast<int>(MemoryOrder::Relaxed))
         diags_.error(DiagKind::RelaxedFence, a[0]->range);
       return Type::void_type();
-    case BuiltinId::Barrier: return Type::void_type();
+    case BuiltinId::Barrier:
+    case BuiltinId::Quiet: return Type::void_type();
+    case BuiltinId::NodeRank:
+    case BuiltinId::NodeSize: return i32;
+    case BuiltinId::Near:
+    case BuiltinId::NodePeer:
+      // A rank, or a member of my node's team: one integer, as after '@'.
+      if (!a[0]->type.is_integer() || a[0]->type.is_tile()) {
+        diags_.error(DiagKind::CannotConvert, a[0]->range, a[0]->type.str(), "i32", arg_name(call, 0));
+        return Type::error();
+      }
+      return call->call->builtin->id == BuiltinId::Near ? Type::scalar_of(ScalarKind::Bool) : i32;
     default: return check_memory_op(call);
   }
 }
@@ -437,16 +457,16 @@ Type Checker::check_memory_op(Expr* call) {
     diags_.error(DiagKind::NeedsScalar, a[0]->range, arg_name(call, 0), pointer.str());
     ok = false;
   }
-  if (b.id != BuiltinId::Load && b.id != BuiltinId::Store &&
-      !atomic_supports(b.id, pointer.scalar)) {
+  if (!is_plain_access(b.id) && !atomic_supports(b.id, pointer.scalar)) {
     diags_.error(DiagKind::AtomicElementType, a[0]->range, call->name,
                  scalar_info(pointer.scalar).spelling);
     ok = false;
   }
   Type access = Type::scalar_of(pointer.scalar).with_shape(pointer.shape);
   access.type_param = pointer.type_param;
+  if (b.id == BuiltinId::PutSignal) ok &= check_put_signal_flag(call);
   for (size_t i = 1; i < b.params.size(); ++i) {
-    if (!a[i]) continue;
+    if (!a[i] || is_put_signal_flag(b, i)) continue;
     if (b.params[i].kind == ParamKind::Mask) {
       ok &= check_mask(a[i], access);
     } else if (b.params[i].kind == ParamKind::Value) {
@@ -464,9 +484,40 @@ Type Checker::check_memory_op(Expr* call) {
                          call->call->enum_args[param_of_kind(b, ParamKind::SignalOp)] !=
                              static_cast<int>(SignalOp::Add)));
   if (!ok) return Type::error();
-  bool returns_value = b.id == BuiltinId::Load || b.id == BuiltinId::AtomicLoad || is_atomic_rmw(b.id) ||
-                       b.id == BuiltinId::AtomicCas;
+  bool returns_value = b.id == BuiltinId::Load || b.id == BuiltinId::Get || b.id == BuiltinId::AtomicLoad ||
+                       is_atomic_rmw(b.id) || b.id == BuiltinId::AtomicCas;
   return returns_value ? access : Type::void_type();
+}
+
+// put_signal's flag and the value it is raised with, which are not part of
+// the access through its pointer.
+bool Checker::is_put_signal_flag(const BuiltinInfo& b, size_t param) {
+  return b.id == BuiltinId::PutSignal && (b.params[param].name == "flag" || b.params[param].name == "signal_value");
+}
+
+// put_signal's flag is a signal's pointer: a scalar pointer to a 32- or
+// 64-bit integer, which signal_value converts to.
+bool Checker::check_put_signal_flag(Expr* call) {
+  const BuiltinInfo& b = *call->call->builtin;
+  const size_t flag_index = 2;
+  Expr* flag = call->call->resolved_args[flag_index];
+  Expr* value = call->call->resolved_args[flag_index + 1];
+  const Type& pointer = flag->type;
+  if (!pointer.is_pointer()) {
+    diags_.error(DiagKind::NeedsPointer, flag->range, call->name, pointer.str());
+    return false;
+  }
+  if (pointer.is_tile()) {
+    diags_.error(DiagKind::NeedsScalar, flag->range, arg_name(call, flag_index), pointer.str());
+    return false;
+  }
+  if (!atomic_supports(BuiltinId::Signal, pointer.scalar)) {
+    diags_.error(DiagKind::AtomicElementType, flag->range, b.name, scalar_info(pointer.scalar).spelling);
+    return false;
+  }
+  Type flag_value = Type::scalar_of(pointer.scalar);
+  flag_value.type_param = pointer.type_param;
+  return require_value_convertible(value, flag_value, arg_name(call, flag_index + 1));
 }
 
 bool Checker::check_mask(Expr* mask, const Type& access) {

@@ -54,7 +54,7 @@ void Checker::declare_functions() {
     if (item.kind == Item::Kind::Import) declare_imported(*item.import);
     if (item.kind != Item::Kind::Function) continue;
     Function& fn = *item.function;
-    if (find_builtin(fn.name)) {
+    if (const BuiltinInfo* builtin = find_builtin(fn.name); builtin && !builtin->yields_to_functions) {
       diags_.error(DiagKind::Redefinition, fn.name_range, fn.name);
       continue;
     }
@@ -67,7 +67,7 @@ void Checker::declare_functions() {
 // like a built-in could never be called.
 void Checker::declare_imported(const ImportDecl& decl) {
   for (Function* fn : decl.functions) {
-    if (find_builtin(fn->name)) {
+    if (const BuiltinInfo* builtin = find_builtin(fn->name); builtin && !builtin->yields_to_functions) {
       diags_.error(DiagKind::ImportedBuiltinName, decl.range, fn->name, decl.path);
       diags_.note(DiagKind::DeclaredInHeader, fn->name_range, fn->name);
       continue;

@@ -109,6 +109,7 @@ class Checker {
 
   // ---- check_builtins.cpp
   Type check_call(Expr* e);
+  const BuiltinInfo* called_builtin(std::string_view name) const;
   bool bind_arguments(Expr* call, std::string_view callee,
                       const std::vector<BuiltinParam>& params);
   Type check_builtin(Expr* call);
@@ -117,6 +118,8 @@ class Checker {
   void note_declarations(const Function& fn);
   Type check_memory_op(Expr* call);
   bool check_mask(Expr* mask, const Type& access);
+  static bool is_put_signal_flag(const BuiltinInfo& b, size_t param);
+  bool check_put_signal_flag(Expr* call);
   Type check_reduction(Expr* call);
   Type check_elementwise(Expr* call);
   Type check_reshape(Expr* call);

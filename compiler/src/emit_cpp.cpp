@@ -626,11 +626,16 @@ class Printer {
       case TirOp::Translate:
         return fmt::format("{}(iris_program, {}, {}, {})", info.runtime, expr(a[0]), expr(a[1]), site(v));
       case TirOp::ProgramId:
-      case TirOp::NumPrograms: return fmt::format("{}(iris_program, {})", info.runtime, expr(a[0]));
+      case TirOp::NumPrograms:
+      case TirOp::Near:
+      case TirOp::NodePeer: return fmt::format("{}(iris_program, {})", info.runtime, expr(a[0]));
       case TirOp::Aligned: return fmt::format("{}<{}>({})", info.runtime, expr(a[1]), expr(a[0]));
       case TirOp::Rank:
       case TirOp::WorldSize:
-      case TirOp::Barrier: return fmt::format("{}(iris_program)", info.runtime);
+      case TirOp::NodeRank:
+      case TirOp::NodeSize:
+      case TirOp::Barrier:
+      case TirOp::Quiet: return fmt::format("{}(iris_program)", info.runtime);
       case TirOp::BroadcastTo:
       case TirOp::Reshape: return fmt::format("{}<{}>({})", info.runtime, cpp_.shape_args(v->type, false), expr(a[0]));
       case TirOp::ConvertLayout: {
@@ -691,6 +696,15 @@ class Printer {
         const auto& signal = v->attrs<SignalAttrs>();
         return fmt::format("{}<{}, {}>({}, {}, {})", access_function(*v), signal.add ? "true" : "false",
                            order(signal.order), expr(a[0]), operand(a[1]), site(v));
+      }
+      case TirOp::PutSignal: {
+        // Where loads and stores reach the rank: the store, then the flag
+        // raised with release, which orders the store before it.
+        const auto& signal = v->attrs<SignalAttrs>();
+        return fmt::format("({}({}, {}, {}, {}), {}<{}, {}>({}, {}, {}))", tir_op_info(TirOp::Store).runtime,
+                           expr(a[0]), operand(a[1]), optional(a[2], "iris::NoMask{}"), site(v),
+                           tir_op_info(TirOp::Signal).runtime, signal.add ? "true" : "false", order(signal.order),
+                           expr(a[3]), operand(a[4]), site(v));
       }
       case TirOp::Fence:  // checked builds tell the race detector what it orders
         return fmt::format("{}<{}>({})", info.runtime, order(v->attrs<OrderAttrs>().order), v->checked ? site(v) : "");

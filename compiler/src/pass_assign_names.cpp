@@ -2,7 +2,7 @@
 //
 // User names that are C++ keywords, names the generated C++ itself gives a
 // meaning to (a kernel's members run and launch, launch's parameters grid,
-// ctx and stream), or that start with the generated names' prefix `iris_` or
+// ctx and stream; the runtime's near, quiet, ...), or that start with the generated names' prefix `iris_` or
 // the runtime macros' `IRIS_`, get a '_'. Names C++ reserves to the
 // implementation (containing "__", or '_' and a capital first), which may be
 // built-in macros that cannot be undefined, get the prefix iris_reserved.
@@ -31,7 +31,10 @@ namespace irisc {
 namespace {
 
 // C++ keywords, the names the generated C++ declares next to the user's,
-// and `defined`, which the preprocessor keeps.
+// `defined`, which the preprocessor keeps, and the runtime's functions of the
+// multi-node built-ins that take the program first, as a device function's
+// C++ does: argument-dependent lookup would find both for a device function
+// of that name.
 bool is_taken_in_cpp(std::string_view name) {
   static const std::unordered_set<std::string_view> taken = {
       "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "case",
@@ -45,7 +48,8 @@ bool is_taken_in_cpp(std::string_view name) {
       "template", "this", "thread_local", "throw", "try", "typedef", "typeid", "typename",
       "union", "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "xor", "xor_eq",
       "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
-      "std", "iris", "main", "run", "launch", "dynamic_shared_bytes", "grid", "ctx", "stream", "defined"};
+      "std", "iris", "main", "run", "launch", "dynamic_shared_bytes", "grid", "ctx", "stream", "defined",
+      "near", "node_rank", "node_size", "node_peer", "quiet"};
   return taken.contains(name);
 }
 

@@ -56,11 +56,11 @@ struct Body {
     if (e->kind == ExprKind::Translate) ++own.translations;
     if (e->call && e->call->builtin) {
       BuiltinId id = e->call->builtin->id;
-      if (id == BuiltinId::Load) ++own.loads;
-      else if (id == BuiltinId::Store) ++own.stores;
+      if (id == BuiltinId::Load || id == BuiltinId::Get) ++own.loads;
+      else if (id == BuiltinId::Store || id == BuiltinId::Put || id == BuiltinId::PutSignal) ++own.stores;
       else if (is_atomic(id)) ++own.atomics;
       else if (id == BuiltinId::WaitUntil || id == BuiltinId::Signal || id == BuiltinId::Fence ||
-               id == BuiltinId::Barrier)
+               id == BuiltinId::Barrier || id == BuiltinId::Quiet)
         ++own.syncs;
     }
     for (const Expr* op : e->operand_list()) expr(op);

@@ -28,8 +28,9 @@
 namespace irisc {
 namespace {
 
-// How each built-in lowers: the TIR operation of its name, and for the
-// read-modify-write atomics, AtomicRmw with the iris::AtomicOp.
+// How each built-in lowers: the TIR operation of its name, for the
+// read-modify-write atomics AtomicRmw with the iris::AtomicOp, and for those
+// of multi-node code the operation builtins.def names (put: Store).
 struct BuiltinLowering {
   TirOp op;
   std::string_view atomic_op;
@@ -37,6 +38,7 @@ struct BuiltinLowering {
 constexpr BuiltinLowering kBuiltinLowering[] = {
 #define BUILTIN(Name, Spelling, Params) {TirOp::Name, ""},
 #define ATOMIC_RMW(Name, Spelling, Params, Op) {TirOp::AtomicRmw, #Op},
+#define MULTINODE(Name, Spelling, Params, Op) {TirOp::Op, ""},
 #include "irisc/builtins.def"
 };
 
@@ -473,6 +475,8 @@ class Builder {
     switch (e->call->builtin->id) {
       case BuiltinId::ProgramId:
       case BuiltinId::NumPrograms:
+      case BuiltinId::Near:
+      case BuiltinId::NodePeer:
       case BuiltinId::Trans:
       case BuiltinId::Reshape: v->operands = {operand(0)}; return v;
       case BuiltinId::Sum:
@@ -511,13 +515,23 @@ class Builder {
         return v;
       }
       case BuiltinId::Load:
+      case BuiltinId::Get:
         v->operands = {operand(0)};
         v->operands.append({per_pointer(1), per_pointer(2, &access)});
         return v;
       case BuiltinId::Store:
+      case BuiltinId::Put:
         v->operands = {operand(0)};
         v->operands.append({per_pointer(1, &access), per_pointer(2)});
         return v;
+      case BuiltinId::PutSignal: {  // (ptr, value, flag, signal_value, op, mask)
+        v->attrs<SignalAttrs>().order = {"release", "sys"};  // the flag's, fixed (language.md 9.1)
+        Type flag = a[2]->type.element();
+        flag.kind = Type::Kind::Scalar;
+        v->operands = {operand(0)};
+        v->operands.append({per_pointer(1, &access), per_pointer(5), operand(2), operand(3, &flag)});
+        return v;
+      }
       case BuiltinId::AtomicCas:
         v->operands = {operand(0)};
         v->operands.append({per_pointer(1, &access), per_pointer(2, &access)});
@@ -540,6 +554,9 @@ class Builder {
         return v;
       case BuiltinId::Rank:
       case BuiltinId::WorldSize:
+      case BuiltinId::NodeRank:
+      case BuiltinId::NodeSize:
+      case BuiltinId::Quiet:
       case BuiltinId::Arange:
       case BuiltinId::Zeros:
       case BuiltinId::Fence:

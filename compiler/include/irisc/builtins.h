@@ -37,6 +37,9 @@ struct BuiltinInfo {
   BuiltinId id;
   std::string_view name;
   std::vector<BuiltinParam> params;
+  // A built-in of multi-node code (MULTINODE in builtins.def): a function of
+  // the program may take its name, and calls then reach the function.
+  bool yields_to_functions = false;
 };
 
 // The built-in called `name`, or null.
@@ -51,5 +54,7 @@ bool is_atomic_rmw(BuiltinId id);
 bool is_elementwise(BuiltinId id);
 // Any atomic access: the read-modify-writes, atomic_cas, atomic_load, atomic_store.
 bool is_atomic(BuiltinId id);
+// A plain access, local or remote: load, store, get, put, put_signal's data.
+bool is_plain_access(BuiltinId id);
 
 }  // namespace irisc
