@@ -117,6 +117,7 @@ Type Checker::check_imported_call(Expr* call, const Function& fn) {
     note_declarations(fn);
     return Type::error();
   }
+  check_argument_locality(call);
   return fn.result.with_shape(shape);
 }
 
@@ -151,6 +152,7 @@ Type Checker::check_device_call(Expr* call, const Function& fn) {
   }
   for (size_t i = 0; i < fn.params.size(); ++i)
     require_value_convertible(c.resolved_args[i], c.param_types[i], arg_name(call, i));
+  check_argument_locality(call);
   return result;
 }
 
@@ -477,6 +479,7 @@ Type Checker::check_memory_op(Expr* call) {
       ok &= require_value_convertible(a[i], broadcasts ? access.with_shape(v.shape) : access, arg_name(call, i));
     }
   }
+  ok &= check_access_locality(call);
   ok &= check_order(call, param_of_kind(b, ParamKind::Sem),
                     b.id == BuiltinId::AtomicLoad || b.id == BuiltinId::WaitUntil,
                     b.id == BuiltinId::AtomicStore ||

@@ -42,6 +42,7 @@ void Checker::run() {
   for (Item& item : module_.items)
     if (item.kind == Item::Kind::Function) check_function(*item.function);
   check_recursion();
+  check_node_local_callees();
   pop_scope();
 }
 
@@ -151,6 +152,7 @@ void Checker::check_body(Function& fn) {
   for (size_t i = 0; i < fn.params.size(); ++i) {
     Param& p = fn.params[i];
     p.binding = bind(Binding::Kind::Param, p.name, p.range, in_instance(fn.param_types[i]));
+    p.binding->locality = param_locality(fn, p.binding->type);
   }
   later_bindings_.clear();
   collect_later_bindings(fn.body);
@@ -263,11 +265,15 @@ void Checker::check_stmt(Stmt* s) {
     case StmtKind::Var: check_binding(s); break;
     case StmtKind::Assign: check_assign(s); break;
     case StmtKind::ExprStmt: check_expr(s->value); break;
-    case StmtKind::If:
+    case StmtKind::If: {
       check_condition(s->value);
+      const size_t outer_near_ranks = near_ranks_.size();
+      guard_near_ranks(s->value);
       check_block(s->body);
+      near_ranks_.resize(outer_near_ranks);
       if (s->else_body) check_stmt(s->else_body);
       break;
+    }
     case StmtKind::For: check_for(s); break;
     case StmtKind::While:
       check_condition(s->value);
@@ -300,6 +306,7 @@ void Checker::check_binding(Stmt* s) {
   bool is_let = s->kind == StmtKind::Let;
   Binding* b = bind(is_let ? Binding::Kind::Let : Binding::Kind::Var, s->name, s->name_range, t);
   if (is_let && (t.is_integer() || t.is_bool()) && !t.is_tile()) b->constant = s->value->constant;
+  b->locality = binding_locality(s);
   s->binding = b;
 }
 
@@ -320,6 +327,7 @@ void Checker::check_assign(Stmt* s) {
     diags_.note(DiagKind::BoundHere, b->range, b->name);
     return;
   }
+  check_assign_locality(s, *b);
   TokenKind op = s->assign_op == TokenKind::Eq ? TokenKind::Eq : compound_operator(s->assign_op);
   if (op != TokenKind::Eq) value = binary_result(op, b->type, value, s->range);
   bool shift = op == TokenKind::Shl || op == TokenKind::Shr;

@@ -82,6 +82,7 @@ Type Checker::check_expr(Expr* e) {
       break;
   }
   e->type = instance_type(e, e->range, t);
+  e->locality = locality_of(e);
   return e->type;
 }
 

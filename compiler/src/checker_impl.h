@@ -1,9 +1,11 @@
-// The checker's state, shared by its three source files:
+// The checker's state, shared by its source files:
 //   check_decls.cpp     items, statements, scopes and name lookup
 //   check_expr.cpp      expressions, conversions and compile-time folding
 //   check_builtins.cpp  calls: argument binding and the built-ins' rules
 //   check_generics.cpp  compile-time parameters: instances of type parameters,
 //                       compile-time arguments and the signatures they give
+//   check_locality.cpp  multinode code: near and far ranks, and the pointers
+//                       that loads and stores cannot reach
 #pragma once
 
 #include "irisc/builtins.h"
@@ -94,6 +96,19 @@ class Checker {
   static std::string_view source_text(llvm::SMRange range);
   void note_pointer_origin(const Expr* pointer);
 
+  // ---- check_locality.cpp: ranks and pointers in multinode code (language.md 9.1)
+  bool in_multinode() const { return function_ && function_->multinode; }
+  Locality locality_of(const Expr* e) const;
+  Locality rank_locality(const Expr* rank) const;
+  static Locality param_locality(const Function& fn, const Type& type);
+  static Locality binding_locality(const Stmt* binding);
+  void guard_near_ranks(const Expr* cond);
+  bool check_access_locality(const Expr* call);
+  void check_argument_locality(const Expr* call);
+  void check_assign_locality(const Stmt* assign, const Binding& target);
+  void check_node_local_callees();
+  bool translates(const Function& fn);
+
   // ---- check_generics.cpp
   void declare_ct_params(Function& fn);
   void check_instances(Function& fn);
@@ -145,6 +160,12 @@ class Checker {
   // body is checked once per instance), in order: the call graph.
   llvm::SetVector<std::pair<const Function*, const Expr*>> device_calls_;
   int loop_depth_ = 0;
+  // The immutable ranks proven near by the `if near(r)` conditions around
+  // the statement being checked, innermost last.
+  std::vector<const Binding*> near_ranks_;
+  // Node-local device functions and whether they translate, themselves or
+  // through the node-local functions they call (false while being walked).
+  std::unordered_map<const Function*, bool> translates_;
 
   // The instances of the function being checked (check_generics.cpp): each
   // gives every type parameter one of the types it admits. The body is

@@ -596,6 +596,16 @@ class Printer {
   }
   unsigned line_of(const TirValue* v) const { return sources_.getLineAndColumn(v->loc).first; }
 
+  // The program, which the transport's functions take first.
+  static std::string program_first(const TirValue& access) {
+    return memory_route(access) == MemoryRoute::Transport ? "iris_program, " : "";
+  }
+  // What the passes proved of a load's or store's pointers and mask, which
+  // the tile library's functions take and the transport's do not.
+  static std::string known(const TirValue& access) {
+    return memory_route(access) == MemoryRoute::Transport ? "" : known_cpp(access, false);
+  }
+
   static std::string order(const MemorySemantics& o) { return fmt::format("iris::Sem::{}, iris::Scope::{}", o.sem, o.scope); }
 
   std::string expr(const TirValue* v) {
@@ -649,8 +659,8 @@ class Printer {
       case TirOp::Zeros: return fmt::format("{}<{}>()", info.runtime, cpp_.shape_args(v->type, true));
       case TirOp::Full: return fmt::format("{}<{}>({})", info.runtime, cpp_.shape_args(v->type, true), expr(a[0]));
       case TirOp::Load:
-        return fmt::format("{}({}, {}, {}, {}{})", access_function(*v), expr(a[0]), optional(a[1], "iris::NoMask{}"),
-                           optional(a[2], "iris::NoOther{}"), site(v), known_cpp(*v, false));
+        return fmt::format("{}({}{}, {}, {}, {}{})", access_function(*v), program_first(*v), expr(a[0]),
+                           optional(a[1], "iris::NoMask{}"), optional(a[2], "iris::NoOther{}"), site(v), known(*v));
       case TirOp::CopyAsync: {
         // What the pipelining pass proved of the pointers and the mask, and
         // the flag of a specialised loop that says its runs are uniform.
@@ -670,23 +680,24 @@ class Printer {
       }
       case TirOp::Store: {
         // What layout assignment proved of the pointers and the mask.
-        return fmt::format("{}({}, {}, {}, {}{})", access_function(*v), expr(a[0]), operand(a[1]),
-                           optional(a[2], "iris::NoMask{}"), site(v), known_cpp(*v, false));
+        return fmt::format("{}({}{}, {}, {}, {}{})", access_function(*v), program_first(*v), expr(a[0]),
+                           operand(a[1]), optional(a[2], "iris::NoMask{}"), site(v), known(*v));
       }
       case TirOp::AtomicRmw: {
         const auto& rmw = v->attrs<RmwAttrs>();
-        return fmt::format("{}<iris::AtomicOp::{}, {}>({}, {}, {}, {})", access_function(*v), rmw.atomic_op,
-                           order(rmw.order), expr(a[0]), operand(a[1]), optional(a[2], "iris::NoMask{}"), site(v));
+        return fmt::format("{}<iris::AtomicOp::{}, {}>({}{}, {}, {}, {})", access_function(*v), rmw.atomic_op,
+                           order(rmw.order), program_first(*v), expr(a[0]), operand(a[1]),
+                           optional(a[2], "iris::NoMask{}"), site(v));
       }
       case TirOp::AtomicCas:
-        return fmt::format("{}<{}>({}, {}, {}, {})", access_function(*v), order(v->attrs<OrderAttrs>().order),
-                           expr(a[0]), operand(a[1]), operand(a[2]), site(v));
+        return fmt::format("{}<{}>({}{}, {}, {}, {})", access_function(*v), order(v->attrs<OrderAttrs>().order),
+                           program_first(*v), expr(a[0]), operand(a[1]), operand(a[2]), site(v));
       case TirOp::AtomicLoad:
-        return fmt::format("{}<{}>({}, {})", access_function(*v), order(v->attrs<OrderAttrs>().order), expr(a[0]),
-                           site(v));
+        return fmt::format("{}<{}>({}{}, {})", access_function(*v), order(v->attrs<OrderAttrs>().order),
+                           program_first(*v), expr(a[0]), site(v));
       case TirOp::AtomicStore:
-        return fmt::format("{}<{}>({}, {}, {})", access_function(*v), order(v->attrs<OrderAttrs>().order), expr(a[0]),
-                           operand(a[1]), site(v));
+        return fmt::format("{}<{}>({}{}, {}, {})", access_function(*v), order(v->attrs<OrderAttrs>().order),
+                           program_first(*v), expr(a[0]), operand(a[1]), site(v));
       case TirOp::WaitUntil: {
         const auto& wait = v->attrs<WaitAttrs>();
         return fmt::format("{}<{}>({}, iris::Cmp::{}, {}, {})", access_function(*v), order(wait.order), expr(a[0]),
@@ -694,13 +705,17 @@ class Printer {
       }
       case TirOp::Signal: {
         const auto& signal = v->attrs<SignalAttrs>();
-        return fmt::format("{}<{}, {}>({}, {}, {})", access_function(*v), signal.add ? "true" : "false",
-                           order(signal.order), expr(a[0]), operand(a[1]), site(v));
+        return fmt::format("{}<{}, {}>({}{}, {}, {})", access_function(*v), signal.add ? "true" : "false",
+                           order(signal.order), program_first(*v), expr(a[0]), operand(a[1]), site(v));
       }
       case TirOp::PutSignal: {
+        const auto& signal = v->attrs<SignalAttrs>();
+        if (memory_route(*v) == MemoryRoute::Transport)
+          return fmt::format("{}<{}>(iris_program, {}, {}, {}, {}, {}, {})", access_function(*v),
+                             signal.add ? "true" : "false", expr(a[0]), operand(a[1]), optional(a[2], "iris::NoMask{}"),
+                             expr(a[3]), operand(a[4]), site(v));
         // Where loads and stores reach the rank: the store, then the flag
         // raised with release, which orders the store before it.
-        const auto& signal = v->attrs<SignalAttrs>();
         return fmt::format("({}({}, {}, {}, {}), {}<{}, {}>({}, {}, {}))", tir_op_info(TirOp::Store).runtime,
                            expr(a[0]), operand(a[1]), optional(a[2], "iris::NoMask{}"), site(v),
                            tir_op_info(TirOp::Signal).runtime, signal.add ? "true" : "false", order(signal.order),
@@ -757,13 +772,39 @@ class Printer {
 }  // namespace
 
 MemoryRoute memory_route(const TirValue& access) {
-  return access.operands[0]->type.space == AddressSpace::Remote ? MemoryRoute::Peer : MemoryRoute::Own;
+  const bool flag_far = access.op == TirOp::PutSignal && access.operands[3]->type.space == AddressSpace::AnyRank;
+  switch (access.operands[0]->type.space) {
+    case AddressSpace::AnyRank: return MemoryRoute::Transport;
+    case AddressSpace::Remote: return flag_far ? MemoryRoute::Transport : MemoryRoute::Peer;
+    default: return flag_far ? MemoryRoute::Transport : MemoryRoute::Own;
+  }
 }
+
+namespace {
+
+// The transport's function of each access that may take it (the checker
+// refuses the others through a pointer that may address a far rank).
+std::string_view transport_function(TirOp op) {
+  switch (op) {
+    case TirOp::Load: return "iris::remote_load";
+    case TirOp::Store: return "iris::remote_store";
+    case TirOp::AtomicRmw: return "iris::remote_atomic_rmw";
+    case TirOp::AtomicCas: return "iris::remote_atomic_compare_exchange";
+    case TirOp::AtomicLoad: return "iris::remote_atomic_read";
+    case TirOp::AtomicStore: return "iris::remote_atomic_write";
+    case TirOp::Signal: return "iris::remote_raise_signal";
+    case TirOp::PutSignal: return "iris::remote_put_signal";
+    default: throw std::logic_error(fmt::format("C++ printer: '{}' has no transport", tir_op_info(op).spelling));
+  }
+}
+
+}  // namespace
 
 std::string_view access_function(const TirValue& access) {
   switch (memory_route(access)) {
     case MemoryRoute::Own:
     case MemoryRoute::Peer: return tir_op_info(access.op).runtime;
+    case MemoryRoute::Transport: return transport_function(access.op);
   }
   throw std::logic_error("C++ printer: unknown memory route");
 }

@@ -224,8 +224,9 @@ class LayoutAssigner {
   bool stores_dot_rows(const TirValue& store) const {
     const TirValue* ptr = store.operands[0];
     const TirValue* value = store.operands[1];
+    // Not through the transport (multinode `put`), which stores element by element.
     return value->type.is_tile() && value->type.dims.size() == 2 && value->type.layout == TirLayout::Dot &&
-           ptr->type.is_tile() && element_bytes(ptr->type, *f_) == 2 && AffineForm::of(ptr, lets_).row_stride() == 1;
+           ptr->type.is_tile() && ptr->type.space != AddressSpace::AnyRank && element_bytes(ptr->type, *f_) == 2 && AffineForm::of(ptr, lets_).row_stride() == 1;
   }
 
   static TirType blocked(TirType t) {

@@ -24,7 +24,8 @@ class Hoister {
     bool broadcast = pointer->op == TirOp::Broadcast || pointer->op == TirOp::BroadcastTo;
     if (!offset && !broadcast) return translate;
     // The inner pointer, translated: translate(q, r) takes the place of q.
-    TirValue* inner = m_.make_value(TirOp::Translate, remote(pointer->operands[0]->type), translate->loc);
+    TirValue* inner =
+        m_.make_value(TirOp::Translate, in_space(pointer->operands[0]->type, translate->type.space), translate->loc);
     inner->operands = {pointer->operands[0], translate->operands[1]};
     pointer->operands[0] = hoist(inner);
     pointer->type = translate->type;
@@ -32,8 +33,8 @@ class Hoister {
   }
 
  private:
-  static TirType remote(TirType t) {
-    t.space = AddressSpace::Remote;
+  static TirType in_space(TirType t, AddressSpace space) {
+    t.space = space;
     return t;
   }
 

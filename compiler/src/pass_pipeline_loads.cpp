@@ -127,7 +127,9 @@ class Pipeliner {
         TirValue*& slot = s->value->operands[operand];
         TirVar* let = slot->op == TirOp::Read && lets_.count(slot->var()) ? slot->var() : nullptr;
         TirValue* load = let ? lets_.at(let) : slot;
-        if (load->op == TirOp::Load) operands_.push_back({&slot, load, let});
+        // A load through the transport (multinode `get`) has no asynchronous copy.
+        if (load->op == TirOp::Load && load->operands[0]->type.space != AddressSpace::AnyRank)
+          operands_.push_back({&slot, load, let});
       }
     }
     if (operands_.empty()) return;

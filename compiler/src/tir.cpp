@@ -73,7 +73,7 @@ std::string TirType::str() const {
     case Kind::Void: return "void";
     case Kind::Scalar: element = std::string(spelling); break;
     case Kind::Pointer: {
-      constexpr std::string_view kSpaces[] = {"", "sym ", "remote "};
+      constexpr std::string_view kSpaces[] = {"", "sym ", "remote ", "anyrank "};
       element = fmt::format("{}*{}", kSpaces[static_cast<int>(space)], spelling);
       break;
     }

@@ -12,7 +12,9 @@
 //     promoted type and a Convert narrows the result back to the .iris type.
 //   - Translation. `p @ r` is a Translate whose result is in the Remote
 //     address space, and pointer arithmetic keeps its pointer's space, so
-//     later passes read from the type where a pointer points.
+//     later passes read from the type where a pointer points. In multinode
+//     code a pointer that the checker found may address a far rank (Any), and
+//     a variable that holds one, is in the AnyRank space.
 //   - Built-ins become the TIR operation of the same name (builtins.def,
 //     tir_ops.def), their enumeration arguments attributes.
 #include "irisc/passes.h"
@@ -171,6 +173,7 @@ class Builder {
   // ------------------------------------------------------------ items
   TirVar* variable(const Binding* b, const Type& type) {
     TirVar* var = m_.make_var(b->name, tir_type(type));
+    if (type.is_pointer() && b->locality == Locality::Any) var->type.space = AddressSpace::AnyRank;
     vars_[b] = var;
     return var;
   }
@@ -326,6 +329,12 @@ class Builder {
   }
 
   TirValue* expr(const Expr* e, const Type* hint = nullptr) {
+    TirValue* v = value_of(e, hint);
+    if (e->type.is_pointer() && e->locality == Locality::Any) v->type.space = AddressSpace::AnyRank;
+    return v;
+  }
+
+  TirValue* value_of(const Expr* e, const Type* hint) {
     // An integer expression of literals was folded by the checker, which
     // also checked that the value fits the context.
     if ((e->kind == ExprKind::Binary || e->kind == ExprKind::Unary) && e->type.literal && e->type.is_integer() &&

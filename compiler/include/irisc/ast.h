@@ -28,6 +28,14 @@ namespace irisc {
 
 struct Expr;
 struct Stmt;
+
+// Where a pointer may point, or whether a rank is provably in my node's team
+// (language.md 9.1). Pointers: into plain memory (Local: a kernel's `*T`
+// parameter), my own symmetric heap (Heap), memory loads and stores reach
+// (Near: translated to a near rank, or a device function's parameter, which
+// is never Any), or possibly a far rank's heap (Any). Ranks: Near or Any.
+// Only multinode functions have Any ranks and pointers.
+enum class Locality : uint8_t { Local, Heap, Near, Any };
 struct Binding;
 struct Function;
 struct BuiltinInfo;
@@ -96,6 +104,7 @@ struct Expr {
   Type type;
   std::optional<ConstValue> constant;   // set when compile-time
   const Binding* binding = nullptr;     // Name
+  Locality locality = Locality::Near;   // of a pointer or a rank
 
   // The operands that are set, for walks over the tree.
   std::span<Expr* const> operand_list() const {
@@ -160,6 +169,7 @@ struct Binding {
   Type type;                           // TypeParam: the type it stands for in the instance being checked
   std::optional<ConstValue> constant;  // Const, CtParam
   const Function* function = nullptr;  // Function
+  Locality locality = Locality::Any;   // of the pointer or rank it holds
 };
 
 struct Param {

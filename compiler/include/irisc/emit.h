@@ -19,13 +19,19 @@ void emit_cpp(const TirModule& module, const llvm::SourceMgr& sources, llvm::raw
 enum class MemoryRoute : uint8_t {
   Own,   // the calling rank's memory: a plain pointer or its own symmetric heap
   Peer,  // another rank's heap (AddressSpace::Remote: a translation's result)
+  // A heap of a rank that may be on another node (AddressSpace::AnyRank, or
+  // put_signal's flag there): the runtime's transport finds the rank and
+  // goes through the network where loads and stores cannot reach it.
+  Transport,
 };
 MemoryRoute memory_route(const TirValue& access);
 
-// The runtime function that performs `access` on its route. Every peer's heap
-// is mapped into the calling rank's address space (threads of one process,
-// or CUDA IPC), so both routes take the tile library's own loads, stores and
-// atomics (tir_ops.def's function).
+// The runtime function that performs `access` on its route. Every peer of
+// the Own and Peer routes is mapped into the calling rank's address space
+// (threads of one process, or CUDA IPC), so both take the tile library's own
+// loads, stores and atomics (tir_ops.def's function); the Transport route
+// takes iris/ops/transport.hpp's remote_* function of the operation, which
+// takes the program first and then the arguments of the tile library's.
 std::string_view access_function(const TirValue& access);
 
 }  // namespace irisc

@@ -86,8 +86,12 @@ struct TirOpInfo {
 const TirOpInfo& tir_op_info(TirOp op);
 
 // Where a pointer points: a plain pointer, the calling rank's symmetric heap
-// (`sym`), or another rank's heap (a translation's result).
-enum class AddressSpace : uint8_t { Local, Heap, Remote };
+// (`sym`), another rank's heap (a translation's result), or in multinode
+// code a heap of a rank that may be on another node (AnyRank: a translation
+// whose rank the checker did not prove near, and the values derived from it,
+// let-bound ones included; language.md 9.1), which only the transport's
+// functions reach.
+enum class AddressSpace : uint8_t { Local, Heap, Remote, AnyRank };
 
 // Which elements of a tile each thread holds. Blocked is the runtime's
 // iris::Blocked (iris/types/layout.hpp); Dot is iris::DotLayout<T, M, N>, the
