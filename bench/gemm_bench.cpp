@@ -25,7 +25,7 @@ struct Config {
 };
 
 // No heap and one rank: what a kernel that uses neither needs.
-const iris::DeviceContext kNoHeap{nullptr, 0, 0, 1, nullptr, nullptr};
+const iris::DeviceContext kNoHeap{nullptr, 0, 0, 1, 0, 1, nullptr, nullptr};
 
 template <class T, int BM, int BN, int BK, int S>
 void launch(void* a, void* b, void* c, int m, int n, int k, iris::Stream stream) {

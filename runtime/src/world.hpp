@@ -109,7 +109,7 @@ struct World {
   // " at file:line" of rank r's wait_until, or "" when it named no location.
   std::string wait_location(int r) const;
 
-  DeviceContext context(int r) { return {bases.data(), heap_size, r, size, &device_barrier, &allocator.table()}; }
+  DeviceContext context(int r) { return {bases.data(), heap_size, r, size, 0, size, &device_barrier, &allocator.table()}; }
 
   const int size;
   const std::size_t heap_size;

@@ -136,7 +136,7 @@ void World::release(GpuRank& g) {
 DeviceContext World::context(int r) const {
   const GpuRank& g = local(r);
   auto* area = reinterpret_cast<BarrierState*>(g.base + heap_size);
-  return {g.device_bases, heap_size, r, size, area, &area->allocations};
+  return {g.device_bases, heap_size, r, size, 0, size, area, &area->allocations};  // one node: CUDA/HIP IPC
 }
 
 void World::publish_allocations(int r) {

@@ -164,7 +164,7 @@ TEST_CASE("checked mode: the report goes to stderr as file:line: error: ... (ran
   // A hand-made context: the checks need only the heap table, size, rank and world size.
   alignas(64) static char heap0[4096], heap1[4096];
   char* bases[] = {heap0, heap1};
-  const iris::DeviceContext ctx{bases, sizeof heap0, 1, 2, nullptr, nullptr};
+  const iris::DeviceContext ctx{bases, sizeof heap0, 1, 2, 0, 2, nullptr, nullptr};
 
   std::FILE* capture = std::tmpfile();
   REQUIRE(capture != nullptr);

@@ -91,7 +91,7 @@ void raw_test() {
   check(hipMemcpy(table, heaps, sizeof heaps, hipMemcpyHostToDevice), "hipMemcpy table");
   iris::DeviceContext ctx[2];
   for (int r = 0; r < 2; ++r) {
-    ctx[r] = {table, heap, r, 2, reinterpret_cast<iris::BarrierState*>(heaps[r] + heap), nullptr};
+    ctx[r] = {table, heap, r, 2, 0, 2, reinterpret_cast<iris::BarrierState*>(heaps[r] + heap), nullptr};
   }
   // The same offsets in both heaps: payload at 0, flag at 64 KiB, out at 128 KiB.
   auto at = [&](int r, std::size_t off) { return reinterpret_cast<int*>(heaps[r] + off); };
@@ -281,7 +281,7 @@ void outside_world_test(int devices) {
     check(hipMalloc(&flags[g], sizeof(int)), "hipMalloc");
     check(hipStreamCreateWithFlags(&streams[g], hipStreamNonBlocking), "hipStreamCreateWithFlags");
   }
-  const iris::DeviceContext no_heap{nullptr, 0, 0, 1, nullptr, nullptr};
+  const iris::DeviceContext no_heap{nullptr, 0, 0, 1, 0, 1, nullptr, nullptr};
   std::size_t most = 0;
   for (int i = 0; i < 3000; ++i) {
     const int g = i % gpus;

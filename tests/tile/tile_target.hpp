@@ -60,7 +60,8 @@ class Buffer {
 // A context for one rank of `world` whose heaps start at `bases` (a Buffer
 // that the instances can read: translation reads it on the device).
 inline iris::DeviceContext context(Buffer<char*>& bases, std::size_t heap_size, int rank) {
-  return iris::DeviceContext{bases.data(), heap_size, rank, static_cast<int>(bases.size()), nullptr, nullptr};
+  const int ranks = static_cast<int>(bases.size());
+  return iris::DeviceContext{bases.data(), heap_size, rank, ranks, 0, ranks, nullptr, nullptr};
 }
 
 template <class Kernel, class... Args>

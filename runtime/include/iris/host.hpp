@@ -46,6 +46,12 @@ struct DeviceContext {
   std::size_t heap_size;
   int rank;
   int world_size;
+  // My node team: the ranks whose heaps this rank reaches with loads and stores,
+  // node_first .. node_first + node_size - 1 (node teams are contiguous blocks of
+  // ranks). Every other rank is far, reached through the transport (ops/transport.hpp).
+  // A world of one node (run_threads, the GPU's worlds) has 0 and world_size.
+  int node_first;
+  int node_size;
   BarrierState* barrier;  // shared state for the device-side barrier (opaque to kernels)
   const AllocationTable* allocations;  // live allocations (null: checked mode checks heap bounds only)
 };
