@@ -21,6 +21,8 @@
 //   ops/memory.hpp       load, store, checked mode's access checks
 //   ops/atomic.hpp       read-modify-writes, compare-and-swap, atomic read/write
 //   ops/sync.hpp         wait, signals, fences, the device barrier
+//   ops/transport.hpp    put, get, put_signal, remote atomics and quiet on any
+//                        rank, near ranks and node teams (multinode kernels)
 //   ops/reduce.hpp       sum, max, min, of a whole tile or along an axis
 //   ops/shape.hpp        expand_dims, reshape, broadcast_to, trans
 //   ops/dot.hpp          dot: matrix product plus accumulator
@@ -40,6 +42,7 @@
 #include "iris/ops/shape.hpp"
 #include "iris/ops/sync.hpp"
 #include "iris/ops/translate.hpp"
+#include "iris/ops/transport.hpp"
 #include "iris/types/checked.hpp"
 #include "iris/types/layout.hpp"
 #include "iris/types/program.hpp"

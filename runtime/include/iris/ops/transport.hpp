@@ -1,0 +1,108 @@
+// Remote accesses: what a `multinode` kernel does with a rank that may be on
+// another node. Near ranks, those of my node team (DeviceContext::node_first,
+// node_size), share memory with me: a remote access to them is the plain access
+// of ops/memory.hpp, ops/atomic.hpp and ops/sync.hpp. Every other rank is far,
+// reached through the world's transport.
+//
+// irisc's transport route calls these with the program instance first and then
+// exactly the arguments of the plain operation of the same name (remote_store ~
+// store, remote_load ~ load, ...), for every pointer whose rank the checker
+// cannot prove near. The pointer is translated as usual (`p @ r`).
+//
+//   remote_store       put: a store to any rank; on a far rank complete at the
+//                      latest at quiet(), a release, a put_signal or a barrier
+//   remote_load        get: a load from any rank (returns the data)
+//   remote_put_signal  put, then raise a flag of the same rank (release, sys)
+//                      once the data is visible there
+//   remote_atomic_*, remote_raise_signal  the atomics and signals of any rank
+//   quiet              every put of this rank is complete at its target
+//   near, node_rank, node_size, node_peer  my node team
+//
+// Every world so far is one node (run_threads, the GPU's worlds): every rank is
+// near and each remote access is the plain one.
+#pragma once
+
+#include <cstdint>
+
+#include "iris/device.hpp"
+#include "iris/ops/atomic.hpp"
+#include "iris/ops/memory.hpp"
+#include "iris/ops/sync.hpp"
+#include "iris/types/program.hpp"
+
+namespace iris {
+
+// ------------------------------------------------------------------ node team
+
+// Whether rank r is in my node team (its memory takes loads and stores).
+IRIS_HD inline bool near(const Program& p, int r) {
+  return r >= p.ctx.node_first && r - p.ctx.node_first < p.ctx.node_size;
+}
+// My index in my node team, and its size.
+IRIS_HD inline int32_t node_rank(const Program& p) { return p.ctx.rank - p.ctx.node_first; }
+IRIS_HD inline int32_t node_size(const Program& p) { return p.ctx.node_size; }
+// The rank of member k of my node team, k taken modulo the team's size (a
+// negative k counts from the end: -1 is the last member). Always near.
+IRIS_HD inline int32_t node_peer(const Program& p, int k) {
+  const int n = p.ctx.node_size;
+  return p.ctx.node_first + (k % n + n) % n;
+}
+
+// ------------------------------------------------------------------ remote accesses
+
+template <class P, class X, class M = NoMask, class C = Unchecked, class Known = AnyPointers,
+          class KnownMask = AnyMask>
+IRIS_HD void remote_store([[maybe_unused]] const Program& prog, const P& ptr, const X& value, const M& mask = {},
+                          const C& check = {}, Known known = {}, KnownMask known_mask = {}) {
+  store(ptr, value, mask, check, known, known_mask);
+}
+
+template <class P, class M = NoMask, class O = NoOther, class C = Unchecked, class Known = AnyPointers>
+IRIS_HD auto remote_load([[maybe_unused]] const Program& prog, const P& ptr, const M& mask = {}, const O& other = {},
+                         const C& check = {}, Known known = {}) {
+  return load(ptr, mask, other, check, known);
+}
+
+// The flag is raised (set to, or increased by, signal_value) with release
+// semantics at system scope after the data of the put is visible on its rank.
+template <bool Add, class P, class X, class M, class F, class S, class C = Unchecked>
+IRIS_HD void remote_put_signal([[maybe_unused]] const Program& prog, const P& ptr, const X& value, const M& mask,
+                               F* flag, const S& signal_value, const C& check = {}) {
+  store(ptr, value, mask, check);
+  raise_signal<Add, Sem::release, Scope::sys>(flag, signal_value, check);
+}
+
+template <AtomicOp Op, Sem S, Scope Sc, class P, class X, class M = NoMask, class C = Unchecked>
+IRIS_HD auto remote_atomic_rmw([[maybe_unused]] const Program& prog, const P& ptr, const X& value,
+                               const M& mask = {}, const C& check = {}) {
+  return atomic_rmw<Op, S, Sc>(ptr, value, mask, check);
+}
+
+template <Sem S, Scope Sc, class P, class E, class X, class C = Unchecked>
+IRIS_HD auto remote_atomic_compare_exchange([[maybe_unused]] const Program& prog, const P& ptr, const E& compare,
+                                            const X& value, const C& check = {}) {
+  return atomic_compare_exchange<S, Sc>(ptr, compare, value, check);
+}
+
+template <Sem S, Scope Sc, class P, class C = Unchecked>
+IRIS_HD auto remote_atomic_read([[maybe_unused]] const Program& prog, const P& ptr, const C& check = {}) {
+  return atomic_read<S, Sc>(ptr, check);
+}
+
+template <Sem S, Scope Sc, class P, class X, class C = Unchecked>
+IRIS_HD void remote_atomic_write([[maybe_unused]] const Program& prog, const P& ptr, const X& value,
+                                 const C& check = {}) {
+  atomic_write<S, Sc>(ptr, value, check);
+}
+
+template <bool Add, Sem S, Scope Sc, class T, class X, class C = Unchecked>
+IRIS_HD void remote_raise_signal([[maybe_unused]] const Program& prog, T* ptr, const X& value, const C& check = {}) {
+  raise_signal<Add, S, Sc>(ptr, value, check);
+}
+
+// Every put of this rank is complete at its target; a fence at system scope.
+IRIS_HD inline void quiet([[maybe_unused]] const Program& prog) {
+  single([&] { fence<Sem::acq_rel, Scope::sys>(); });
+}
+
+}  // namespace iris
