@@ -8,8 +8,10 @@
 
 #include "iris/device_cpu.hpp"
 #include "iris/host.hpp"
+#include "iris/kernel.hpp"
 #include "iris/launch_cpu.hpp"
 #include "iris/tile.hpp"
+#include "test_util.hpp"
 
 using iris::Cmp;
 using iris::Scope;
@@ -171,4 +173,39 @@ TEST_CASE("transport: remote atomics and signals of another rank") {
     });
   });
   for (int r = 0; r < n; ++r) CHECK(wrong[r] == 0);
+}
+
+namespace {
+// Kernel structs as irisc writes them: a node-local kernel, a multinode one,
+// and one written by hand without the members.
+int runs = 0;
+struct NodeLocalKernel {
+  static void run(const iris::Program&) { ++runs; }
+  static constexpr bool iris_node_local = true;
+  static constexpr const char* iris_kernel_name = "all_gather";
+};
+struct MultinodeKernel {
+  static void run(const iris::Program&) { ++runs; }
+  static constexpr bool iris_node_local = false;
+  static constexpr const char* iris_kernel_name = "ring";
+};
+struct HandWrittenKernel {
+  static void run(const iris::Program&) { ++runs; }
+};
+}  // namespace
+
+TEST_CASE("transport: a node-local kernel launched in a world of several nodes is an error naming it") {
+  char* bases[4] = {};
+  const iris::DeviceContext two_nodes{bases, 4096, 3, 4, 2, 2, nullptr, nullptr};
+  const iris::DeviceContext one_node{bases, 4096, 3, 4, 0, 4, nullptr, nullptr};
+  runs = 0;
+  CHECK(error_of([&] { iris::launch_kernel<NodeLocalKernel>(iris::Grid{2}, {}, two_nodes); }) ==
+        "iris: kernel all_gather is node-local, but rank 3 runs in a world of several nodes (its node team is "
+        "ranks 2 .. 3 of 4): declare it `multinode kernel` and reach far ranks with put and get, or run it on one "
+        "node");
+  CHECK(runs == 0);
+  iris::launch_kernel<NodeLocalKernel>(iris::Grid{2}, {}, one_node);
+  iris::launch_kernel<MultinodeKernel>(iris::Grid{2}, {}, two_nodes);
+  iris::launch_kernel<HandWrittenKernel>(iris::Grid{2}, {}, two_nodes);
+  CHECK(runs == 6);
 }

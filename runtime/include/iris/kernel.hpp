@@ -28,6 +28,7 @@ struct Stream {};
 template <class Kernel, class... Args>
 void launch_kernel(Grid grid, Stream, const DeviceContext& ctx, Args... args) {
   static_assert(dynamic_shared_bytes_of<Kernel>() <= kMaxDynamicSharedBytes);  // dynamic_shared()'s buffer
+  detail::check_node_local<Kernel>(ctx);
   const int total = grid.x * grid.y * grid.z;
   launch(ctx, total, [&](int pid, int) {
     Program program{ctx, {pid % grid.x, (pid / grid.x) % grid.y, pid / (grid.x * grid.y)},

@@ -92,6 +92,7 @@ void launch_kernel(Grid grid, Stream stream, const DeviceContext& ctx, Args... a
   const auto where = [&] {
     return "iris: launch of " + detail::kernel_name<Kernel>() + " on rank " + std::to_string(ctx.rank);
   };
+  detail::check_node_local<Kernel>(ctx);
   if (grid.x < 0 || grid.y < 0 || grid.z < 0) {
     throw Error(where() + ": grid must not be negative, got (" + std::to_string(grid.x) + ", " +
                 std::to_string(grid.y) + ", " + std::to_string(grid.z) + ")");

@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "iris/device.hpp"
 #include "iris/ops/atomic.hpp"
@@ -105,4 +106,26 @@ IRIS_HD inline void quiet([[maybe_unused]] const Program& prog) {
   single([&] { fence<Sem::acq_rel, Scope::sys>(); });
 }
 
+// ------------------------------------------------------------------ launch
+
+namespace detail {
+
+// launch_kernel's check that a kernel may run in the world of `ctx`. irisc gives
+// every kernel struct iris_node_local (false for a `multinode kernel`) and
+// iris_kernel_name; a node-local kernel reaches every rank it names with loads
+// and stores, which a far rank's memory does not take. Kernels written by hand,
+// without the members, are not checked.
+template <class Kernel>
+void check_node_local(const DeviceContext& ctx) {
+  if constexpr (requires { Kernel::iris_node_local; Kernel::iris_kernel_name; }) {
+    if (!Kernel::iris_node_local || ctx.node_size == ctx.world_size) return;
+    throw Error(std::string("iris: kernel ") + Kernel::iris_kernel_name + " is node-local, but rank " +
+                std::to_string(ctx.rank) + " runs in a world of several nodes (its node team is ranks " +
+                std::to_string(ctx.node_first) + " .. " + std::to_string(ctx.node_first + ctx.node_size - 1) +
+                " of " + std::to_string(ctx.world_size) + "): declare it `multinode kernel` and reach far ranks "
+                "with put and get, or run it on one node");
+  }
+}
+
+}  // namespace detail
 }  // namespace iris
