@@ -27,13 +27,13 @@ const char* cmp_text(Cmp op) {
 // Sets the rank's activity word for the lifetime of the object, back to running after.
 class ActivityScope {
  public:
-  ActivityScope(World& w, int r, Activity a, std::uint64_t count) : w_(w), r_(r) { w_.set_activity(r_, a, count); }
+  ActivityScope(ThreadWorld& w, int r, Activity a, std::uint64_t count) : w_(w), r_(r) { w_.set_activity(r_, a, count); }
   ~ActivityScope() { w_.set_activity(r_, Activity::running, 0); }
   ActivityScope(const ActivityScope&) = delete;
   ActivityScope& operator=(const ActivityScope&) = delete;
 
  private:
-  World& w_;
+  ThreadWorld& w_;
   int r_;
 };
 
@@ -67,7 +67,7 @@ WaitScope::~WaitScope() {
 }
 
 // The hang check (docs/runtime.md, "Hang detection"). Every change of a rank's
-// activity first counts one in World::moves, then stores the word; a rank in
+// activity first counts one in ThreadWorld::moves, then stores the word; a rank in
 // wait_until publishes in `confirmed` the count it read before it last read
 // its condition false. The caller is stuck if, with moves at the same value m
 // before and after, every other rank is returned or blocked in a collective
@@ -79,7 +79,7 @@ WaitScope::~WaitScope() {
 // that moved in between (left a wait, entered a collective call) changed m;
 // when nobody moves, every waiting rank confirms m within two polls.
 bool wait_poll() {
-  World* w = tls_world;
+  ThreadWorld* w = tls_world;
   if (w == nullptr) return false;  // not a rank thread: nothing to check against
   if (w->is_aborted()) w->throw_aborted(tls_rank);
   PerRank& me = w->ranks[tls_rank];
@@ -99,7 +99,7 @@ bool wait_poll() {
 }
 
 void wait_deadlock(const void* p, Cmp op, const std::string& value) {
-  World* w = tls_world;  // a rank's: wait_poll finds no deadlock elsewhere
+  ThreadWorld* w = tls_world;  // a rank's: wait_poll finds no deadlock elsewhere
   std::ostringstream s;
   s << "iris: deadlock in wait_until(*" << p << " " << cmp_text(op) << " " << value << ")"
     << w->wait_location(tls_rank) << " " << where(tls_rank, tls_program)
@@ -188,7 +188,7 @@ void sync_fence(const DeviceContext& ctx, bool acquire, bool release) {
 
 void barrier(const DeviceContext& ctx, int program_id) {
   BarrierState& b = *ctx.barrier;
-  detail::World& w = *b.world;
+  detail::ThreadWorld& w = *b.world;
   detail::PerRank& me = w.ranks[ctx.rank];
   const std::uint64_t number = ++me.barriers;
   detail::ActivityScope blocked(w, ctx.rank, detail::Activity::device_barrier, number);
@@ -199,7 +199,7 @@ void barrier(const DeviceContext& ctx, int program_id) {
   // generation); leaving, on every way out, joins what all ranks brought.
   w.races.barrier_arrive(ctx.rank, gen);
   struct Leave {
-    detail::World& w;
+    detail::ThreadWorld& w;
     int rank;
     std::uint64_t gen;
     ~Leave() { w.races.barrier_leave(rank, gen); }

@@ -9,13 +9,12 @@
 namespace iris {
 namespace detail {
 
-thread_local World* tls_world = nullptr;
+thread_local ThreadWorld* tls_world = nullptr;
 thread_local int tls_rank = -1;
 thread_local int tls_program = -1;
 
-World::World(int size_, std::size_t heap_bytes)
-    : size(size_),
-      heap_size(heap_bytes),
+ThreadWorld::ThreadWorld(int size_, std::size_t heap_bytes)
+    : World(size_, heap_bytes),
       ranks(static_cast<std::size_t>(size_)),
       races(size_, heap_bytes),
       rendezvous(size_),
@@ -29,12 +28,12 @@ World::World(int size_, std::size_t heap_bytes)
   device_barrier.program_ids = std::vector<std::atomic<int>>(ranks.size());
 }
 
-void World::run_rank(int r, const std::function<void(Rank&)>& body) {
+void ThreadWorld::run_rank(int r, const std::function<void(Rank&)>& body) {
   tls_world = this;
   tls_rank = r;
   tls_program = -1;
   try {
-    Rank rank(this, r);
+    Rank rank = make_rank(r);
     body(rank);
   } catch (...) {
     abort(std::current_exception());
@@ -46,24 +45,24 @@ void World::run_rank(int r, const std::function<void(Rank&)>& body) {
   tls_rank = -1;
 }
 
-void World::abort(std::exception_ptr e) {
+void ThreadWorld::abort(std::exception_ptr e) {
   rendezvous.wake([&] {
     if (!first_error) first_error = std::move(e);
     aborted.store(true, std::memory_order_release);
   });
 }
 
-void World::fail(const std::string& message) {
+void ThreadWorld::fail(const std::string& message) {
   Error error(message);
   abort(std::make_exception_ptr(error));
   throw error;
 }
 
-void World::throw_aborted(int r) const {
+void ThreadWorld::throw_aborted(int r) const {
   throw Error("iris: rank " + std::to_string(r) + " stopped because another rank failed");
 }
 
-bool World::blocked_on(int me, std::uint64_t word, bool me_in_barrier) const {
+bool ThreadWorld::blocked_on(int me, std::uint64_t word, bool me_in_barrier) const {
   switch (kind_of(word)) {
     case Activity::finished:
       return true;
@@ -78,7 +77,7 @@ bool World::blocked_on(int me, std::uint64_t word, bool me_in_barrier) const {
   return false;
 }
 
-std::string World::describe_activity(int r) const {
+std::string ThreadWorld::describe_activity(int r) const {
   const std::uint64_t word = activity_of(r);
   const std::string who = "rank " + std::to_string(r);
   switch (kind_of(word)) {
@@ -93,19 +92,19 @@ std::string World::describe_activity(int r) const {
   return who + " is running";
 }
 
-std::string World::wait_location(int r) const {
+std::string ThreadWorld::wait_location(int r) const {
   const char* file = ranks[r].wait_file.load(std::memory_order_relaxed);
   if (file == nullptr) return "";
   return " at " + std::string(file) + ":" + std::to_string(ranks[r].wait_line.load(std::memory_order_relaxed));
 }
 
-std::uint64_t World::collective(int r, const CollectiveCall& call) {
+std::uint64_t ThreadWorld::collective(int r, const CollectiveCall& call) {
   // A rank that returned from its body will never arrive (nobody else can be
   // waited for here: the call needs everybody). While in the call the rank
   // says so (hang detection), and the race detector sees every rank meet:
   // everything before is ordered before everything after.
   struct Hooks {
-    World& world;
+    ThreadWorld& world;
     int r;
     bool aborted() const { return world.is_aborted(); }
     bool returned(int o) const { return kind_of(world.activity_of(o)) == Activity::finished; }
@@ -126,7 +125,7 @@ std::uint64_t World::collective(int r, const CollectiveCall& call) {
 // ------------------------------------------------------------------ run_threads
 
 void run_threads(int ranks, std::size_t heap_bytes, const std::function<void(Rank&)>& body) {
-  detail::run_threads_in<detail::World>(ranks, heap_bytes, body);
+  detail::run_threads_in<detail::ThreadWorld>(ranks, heap_bytes, body);
 }
 
 }  // namespace iris

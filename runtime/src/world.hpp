@@ -1,4 +1,5 @@
-// Iris runtime: the state shared by all ranks of one run_threads call ("the world").
+// Iris runtime, CPU backend: the world, what Rank's methods see of it (World), and
+// the state shared by all ranks of one run_threads call (ThreadWorld).
 //
 // Two kinds of synchronisation live here:
 //  * host collectives (allocate, free, host barrier) meet in a ThreadRendezvous
@@ -29,10 +30,13 @@
 #include "race_detector.hpp"
 
 namespace iris {
+namespace detail {
+struct ThreadWorld;
+}
 
 // The device barrier: a centralised counter barrier with a generation number.
 struct BarrierState {
-  detail::World* world = nullptr;
+  detail::ThreadWorld* world = nullptr;
   alignas(64) std::atomic<int> arrived{0};
   alignas(64) std::atomic<std::uint64_t> generation{0};
   std::vector<std::atomic<int>> program_ids;  // program id each rank arrived with
@@ -50,9 +54,9 @@ constexpr Activity kind_of(std::uint64_t word) { return static_cast<Activity>(wo
 constexpr std::uint64_t count_of(std::uint64_t word) { return word & ((std::uint64_t{1} << 56) - 1); }
 
 struct alignas(64) PerRank {
-  // Written through World::set_activity only.
+  // Written through ThreadWorld::set_activity only.
   std::atomic<std::uint64_t> activity{pack(Activity::running, 0)};
-  // In wait_until: the value of World::moves that this rank read before it last
+  // In wait_until: the value of ThreadWorld::moves that this rank read before it last
   // read its condition false (hang detection, wait_poll).
   std::atomic<std::uint64_t> confirmed{0};
   // In wait_until: where the wait is (its .iris file and line; null and 0 when
@@ -67,23 +71,46 @@ struct alignas(64) PerRank {
   std::uint64_t collectives = 0;  // host collective calls entered
   std::uint64_t barriers = 0;     // device barriers entered
   std::uint64_t waits = 0;        // wait_until calls that blocked
-  std::uint64_t moves_read = 0;   // World::moves, read last in wait_until (before a read of its condition)
+  std::uint64_t moves_read = 0;   // ThreadWorld::moves, read last in wait_until (before a read of its condition)
 };
 
+// What Rank's methods (rank_methods.hpp) see of a CPU world: the threads of one
+// run_threads call (ThreadWorld, below) or the process of one rank of run_mpi
+// (world_cpu_mpi.cpp).
 struct World {
-  World(int size, std::size_t heap_bytes);
+  World(int size, std::size_t heap_bytes) : size(size), heap_size(heap_bytes) {}
+  virtual ~World() = default;
+  World(const World&) = delete;
+  World& operator=(const World&) = delete;
 
-  // Body of rank r's thread.
-  void run_rank(int r, const std::function<void(Rank&)>& body);
   // One host collective call of rank r; returns the offset (allocate) or throws.
-  std::uint64_t collective(int r, const CollectiveCall& call);
-  // What Rank's methods (rank_methods.hpp) ask of every backend's world: the
-  // heap and the host barrier need nothing more on the CPU, whose device work
-  // runs on the rank's thread and whose kernels read the allocator's table.
+  virtual std::uint64_t collective(int r, const CollectiveCall& call) = 0;
+  // The allocator's table of live blocks after rank r's last collective call.
+  virtual const AllocationTable& allocation_table(int r) const = 0;
+  virtual DeviceContext context(int r) = 0;
+  // The heap and the host barrier need nothing more on the CPU, whose device
+  // work runs on the rank's thread and whose kernels read the allocator's table.
   void heap_changed(int) {}
   void before_barrier(int) {}
   int multiprocessor_count(int) const { return 1; }
-  const AllocationTable& allocation_table(int) const { return allocator.table(); }
+  // The Rank object handed to the body (Rank's constructor is for World only).
+  Rank make_rank(int r) { return Rank(this, r); }
+
+  const int size;
+  const std::size_t heap_size;
+  std::vector<char*> bases;  // heap base of every rank, as addressed from this process
+};
+
+struct ThreadWorld final : World {
+  ThreadWorld(int size, std::size_t heap_bytes);
+
+  // Body of rank r's thread.
+  void run_rank(int r, const std::function<void(Rank&)>& body);
+  std::uint64_t collective(int r, const CollectiveCall& call) override;
+  const AllocationTable& allocation_table(int) const override { return allocator.table(); }
+  DeviceContext context(int r) override {
+    return {bases.data(), heap_size, r, size, 0, size, &device_barrier, &allocator.table()};
+  }
   // After the rank threads have joined (run_rank_threads): nothing is left running.
   void finish() {}
 
@@ -109,12 +136,7 @@ struct World {
   // " at file:line" of rank r's wait_until, or "" when it named no location.
   std::string wait_location(int r) const;
 
-  DeviceContext context(int r) { return {bases.data(), heap_size, r, size, 0, size, &device_barrier, &allocator.table()}; }
-
-  const int size;
-  const std::size_t heap_size;
   std::vector<HeapMemory> heaps;
-  std::vector<char*> bases;
   std::vector<PerRank> ranks;
   BarrierState device_barrier;
   RaceDetector races;  // checked mode's; the device barrier and host collectives keep its clocks
@@ -131,7 +153,7 @@ struct World {
 // The world and rank of the calling thread (null / -1 outside run_threads), and the
 // program instance it runs (-1 outside launch). Lets wait_until, which gets no
 // DeviceContext, find the world.
-extern thread_local World* tls_world;
+extern thread_local ThreadWorld* tls_world;
 extern thread_local int tls_rank;
 extern thread_local int tls_program;
 
