@@ -51,6 +51,24 @@ CollectiveCall CollectiveCall::agree(const std::string& text) {
   return call;
 }
 
+void CollectiveCall::to_words(std::uint64_t* words) const {
+  words[0] = static_cast<std::uint64_t>(op);
+  words[1] = bytes;
+  words[2] = alignment;
+  words[3] = offset;
+  words[4] = value;
+}
+
+CollectiveCall CollectiveCall::from_words(const std::uint64_t* words) {
+  CollectiveCall call;
+  call.op = static_cast<CollectiveOp>(words[0]);
+  call.bytes = words[1];
+  call.alignment = words[2];
+  call.offset = words[3];
+  call.value = words[4];
+  return call;
+}
+
 std::string CollectiveCall::describe() const {
   std::ostringstream s;
   switch (op) {
@@ -105,6 +123,17 @@ std::uint64_t apply_call(HeapAllocator& allocator, const CollectiveCall& call) {
 std::uint64_t call_result(HeapAllocator& allocator, const std::vector<CollectiveCall>& calls, int self) {
   if (calls[0].op == CollectiveOp::from_rank0) return calls[0].value;
   return apply_call(allocator, calls[static_cast<std::size_t>(self)]);
+}
+
+std::uint64_t call_result_of_words(std::uint64_t seq, const std::vector<std::uint64_t>& words, int self,
+                                   const CollectiveCall& call, HeapAllocator& allocator) {
+  std::vector<CollectiveCall> calls(words.size() / CollectiveCall::kWords);
+  for (std::size_t o = 0; o < calls.size(); ++o) calls[o] = CollectiveCall::from_words(&words[CollectiveCall::kWords * o]);
+  calls[static_cast<std::size_t>(self)].pointer = call.pointer;
+  calls[static_cast<std::size_t>(self)].text = call.text;
+  const std::string error = compare_calls(seq, calls);
+  if (!error.empty()) throw Error(error);
+  return call_result(allocator, calls, self);  // the same on every process, errors included
 }
 
 std::uintptr_t checked_heap_offset(const void* p, int to_rank, int rank, int world_size, const char* base,

@@ -41,6 +41,11 @@ struct CollectiveCall {
   static CollectiveCall agree(const std::string& text);
   static CollectiveCall from_rank0(std::uint64_t value);
 
+  // MPI ranks send a call as kWords words (pointer and text stay home).
+  static constexpr int kWords = 5;
+  void to_words(std::uint64_t* words) const;
+  static CollectiveCall from_words(const std::uint64_t* words);
+
   bool same_as(const CollectiveCall& o) const {
     return op == o.op && bytes == o.bytes && alignment == o.alignment && offset == o.offset;
   }
@@ -58,6 +63,14 @@ std::uint64_t apply_call(HeapAllocator& allocator, const CollectiveCall& call);
 // The result of an agreed call (calls[r]: rank r's) for rank `self`:
 // from_rank0's is rank 0's value, every other call's apply_call's.
 std::uint64_t call_result(HeapAllocator& allocator, const std::vector<CollectiveCall>& calls, int self);
+
+// The result of host collective call #seq of MPI rank `self`, whose call is
+// `call`, from the words of every rank's call (kWords each, in rank order): the
+// calls compared with rank 0's (compare_calls), then call_result on this
+// process's copy of the allocator. Throws the mismatch, or the allocator's
+// error, on every rank alike, so that the copies never diverge.
+std::uint64_t call_result_of_words(std::uint64_t seq, const std::vector<std::uint64_t>& words, int self,
+                                   const CollectiveCall& call, HeapAllocator& allocator);
 
 // Rank::heap_offset: the offset of p in the heap of `rank` (heap_size bytes at
 // base), after checking that to_rank names a rank of the world and p lies in

@@ -17,24 +17,12 @@
 // rank 0's on every process (same messages as run_threads), so a mismatch is an
 // iris::Error on every rank and the allocators never diverge. The host barrier is
 // a device synchronisation followed by that MPI_Allgather.
-#include <mpi.h>
-
-#include <cstdlib>
-
+#include "mpi_start.hpp"
 #include "world_gpu.hpp"
 
 namespace iris {
 namespace detail {
 namespace {
-
-void mpi_check(int code, const char* call) {
-  if (code == MPI_SUCCESS) return;
-  char text[MPI_MAX_ERROR_STRING];
-  int length = 0;
-  MPI_Error_string(code, text, &length);
-  throw Error(std::string("iris: run_mpi: ") + call + " failed: " + std::string(text, static_cast<std::size_t>(length)));
-}
-#define IRIS_MPI(call) mpi_check((call), #call)
 
 // What every process tells the others about its heap.
 struct HeapInfo {
@@ -43,20 +31,6 @@ struct HeapInfo {
   std::int32_t device;
   std::int32_t pad;
 };
-
-// A program linked against one MPI and started by another MPI's launcher runs as
-// N independent one-rank worlds. The launchers say how many ranks they started.
-void check_launcher(int size) {
-  for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "MV2_COMM_WORLD_SIZE"}) {
-    const char* value = std::getenv(var);
-    if (value == nullptr || *value == '\0') continue;
-    char* end = nullptr;
-    const long launched = std::strtol(value, &end, 10);
-    if (*end != '\0' || launched == size) continue;
-    throw Error("iris: run_mpi: MPI reports " + std::to_string(size) + " rank(s) but the launcher started " + value +
-                " (" + var + "): is the program linked against the MPI library of this mpirun?");
-  }
-}
 
 class MpiWorld final : public World {
  public:
@@ -71,9 +45,7 @@ class MpiWorld final : public World {
   const int me;
 
  private:
-  // Every process reports whether its part of a start-up step failed (`failure`
-  // non-empty); if any did, every process throws, naming the failed ranks.
-  void agree(const std::string& step, const std::string& failure);
+  void agree(const std::string& step, const std::string& failure) { agree_step(comm_, step, failure); }
 
   MPI_Comm comm_;
   HeapAllocator allocator_;
@@ -81,19 +53,6 @@ class MpiWorld final : public World {
   std::vector<char*> opened_;  // IPC mappings of other ranks' allocations
   bool closed_ = false;
 };
-
-void MpiWorld::agree(const std::string& step, const std::string& failure) {
-  int mine = failure.empty() ? 0 : 1;
-  std::vector<int> all(static_cast<std::size_t>(size));
-  IRIS_MPI(MPI_Allgather(&mine, 1, MPI_INT, all.data(), 1, MPI_INT, comm_));
-  std::string failed;
-  for (int r = 0; r < size; ++r) {
-    if (all[static_cast<std::size_t>(r)] != 0) failed += (failed.empty() ? "" : ", ") + std::to_string(r);
-  }
-  if (failed.empty()) return;
-  if (!failure.empty()) throw Error(failure + " (run_mpi: " + step + " failed on rank(s) " + failed + ")");
-  throw Error("iris: run_mpi: " + step + " failed on rank(s) " + failed + " (see their messages)");
-}
 
 MpiWorld::MpiWorld(MPI_Comm comm, int rank, int size_, std::size_t heap_bytes)
     : World(size_, heap_bytes), me(rank), comm_(comm), allocator_(heap_bytes) {
@@ -108,15 +67,7 @@ MpiWorld::MpiWorld(MPI_Comm comm, int rank, int size_, std::size_t heap_bytes)
     throw Error("iris: run_mpi: all " + std::to_string(size) + " ranks must run on one node (heaps are shared "
                 "through GPU IPC); this node has " + std::to_string(local_size));
   }
-  std::uint64_t bytes = heap_bytes;
-  std::vector<std::uint64_t> sizes(static_cast<std::size_t>(size));
-  IRIS_MPI(MPI_Allgather(&bytes, 1, MPI_UINT64_T, sizes.data(), 1, MPI_UINT64_T, comm_));
-  for (int r = 1; r < size; ++r) {
-    if (sizes[static_cast<std::size_t>(r)] != sizes[0]) {
-      throw Error("iris: run_mpi: the heap size differs between ranks: rank 0 asked for " + std::to_string(sizes[0]) +
-                  " bytes, rank " + std::to_string(r) + " for " + std::to_string(sizes[static_cast<std::size_t>(r)]));
-    }
-  }
+  check_heap_sizes(comm_, heap_bytes);
 
   // 2. GPU and heap.
   auto owned = std::make_unique<GpuRank>();
@@ -180,26 +131,12 @@ void MpiWorld::close() {
 }
 
 std::uint64_t MpiWorld::collective(int r, const CollectiveCall& call) {
-  constexpr int kWords = 5;
-  const std::uint64_t mine[kWords] = {static_cast<std::uint64_t>(call.op), call.bytes, call.alignment, call.offset,
-                                      call.value};
-  std::vector<std::uint64_t> all(kWords * static_cast<std::size_t>(size));
-  IRIS_MPI(MPI_Allgather(mine, kWords, MPI_UINT64_T, all.data(), kWords, MPI_UINT64_T, comm_));
-  const std::uint64_t seq = ++calls_;
-  std::vector<CollectiveCall> calls(static_cast<std::size_t>(size));
-  for (std::size_t o = 0; o < calls.size(); ++o) {
-    const std::uint64_t* words = &all[kWords * o];
-    calls[o].op = static_cast<CollectiveOp>(words[0]);
-    calls[o].bytes = words[1];
-    calls[o].alignment = words[2];
-    calls[o].offset = words[3];
-    calls[o].value = words[4];
-  }
-  calls[static_cast<std::size_t>(r)].pointer = call.pointer;
-  calls[static_cast<std::size_t>(r)].text = call.text;
-  const std::string error = compare_calls(seq, calls);
-  if (!error.empty()) throw Error(error);
-  return call_result(allocator_, calls, r);  // the same on every process, errors included
+  std::uint64_t mine[CollectiveCall::kWords];
+  call.to_words(mine);
+  std::vector<std::uint64_t> all(CollectiveCall::kWords * static_cast<std::size_t>(size));
+  IRIS_MPI(MPI_Allgather(mine, CollectiveCall::kWords, MPI_UINT64_T, all.data(), CollectiveCall::kWords,
+                         MPI_UINT64_T, comm_));
+  return call_result_of_words(++calls_, all, r, call, allocator_);
 }
 
 }  // namespace
@@ -211,31 +148,14 @@ void run_mpi(std::size_t heap_bytes, const std::function<void(Rank&)>& body) {
                 std::to_string(heap_bytes));
   }
   if (!body) throw Error("iris: run_mpi: empty body");
-  int initialized = 0, finalized = 0;
-  detail::IRIS_MPI(MPI_Initialized(&initialized));
-  detail::IRIS_MPI(MPI_Finalized(&finalized));
-  if (finalized != 0) throw Error("iris: run_mpi: MPI has already been finalised (run_mpi can run once per process)");
-  bool own_mpi = false;
-  if (initialized == 0) {
-    int provided = 0;
-    detail::IRIS_MPI(MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided));
-    own_mpi = true;
-  }
-  MPI_Comm comm;
-  detail::IRIS_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &comm));  // the runtime's traffic apart from the program's
-  int rank = 0, size = 0;
-  detail::IRIS_MPI(MPI_Comm_rank(comm, &rank));
-  detail::IRIS_MPI(MPI_Comm_size(comm, &size));
-  detail::check_launcher(size);
-
+  detail::MpiSession mpi(MPI_THREAD_FUNNELED);
   {
-    detail::MpiWorld world(comm, rank, size, heap_bytes);
-    Rank r = world.make_rank(rank);
+    detail::MpiWorld world(mpi.comm, mpi.rank, mpi.size, heap_bytes);
+    Rank r = world.make_rank(mpi.rank);
     body(r);  // an exception leaves without any collective step (see host.hpp)
     world.close();
   }
-  detail::IRIS_MPI(MPI_Comm_free(&comm));
-  if (own_mpi) detail::IRIS_MPI(MPI_Finalize());
+  mpi.end();
 }
 
 }  // namespace iris

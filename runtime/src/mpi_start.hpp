@@ -1,0 +1,116 @@
+// Iris runtime: what every backend's run_mpi does alike (one process per rank,
+// started by mpirun): MPI's start and end, the checks of what the processes
+// were started with, and the start-up steps that every process takes together.
+// A step that fails on one process fails on all, with a message naming the
+// ranks, so that nobody waits in a collective for a process that has given up.
+// Included by world_gpu_mpi.cpp and world_cpu_mpi.cpp.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "iris/host.hpp"
+
+namespace iris::detail {
+
+inline void mpi_check(int code, const char* call) {
+  if (code == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  throw Error(std::string("iris: run_mpi: ") + call + " failed: " + std::string(text, static_cast<std::size_t>(length)));
+}
+#define IRIS_MPI(call) ::iris::detail::mpi_check((call), #call)
+
+// A program linked against one MPI and started by another MPI's launcher runs as
+// N independent one-rank worlds. The launchers say how many ranks they started.
+inline void check_launcher(int size) {
+  for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE", "MV2_COMM_WORLD_SIZE"}) {
+    const char* value = std::getenv(var);
+    if (value == nullptr || *value == '\0') continue;
+    char* end = nullptr;
+    const long launched = std::strtol(value, &end, 10);
+    if (*end != '\0' || launched == size) continue;
+    throw Error("iris: run_mpi: MPI reports " + std::to_string(size) + " rank(s) but the launcher started " + value +
+                " (" + var + "): is the program linked against the MPI library of this mpirun?");
+  }
+}
+
+// MPI for one run_mpi call: initialised here unless the program did (then also
+// finalised by end()), and the runtime's own communicator, a duplicate of
+// MPI_COMM_WORLD that keeps its traffic apart from the program's.
+class MpiSession {
+ public:
+  // `thread_level`: what MPI is initialised with when the program has not
+  // (MPI_THREAD_FUNNELED, ...); `provided` says what it gives.
+  explicit MpiSession(int thread_level) {
+    int initialized = 0, finalized = 0;
+    IRIS_MPI(MPI_Initialized(&initialized));
+    IRIS_MPI(MPI_Finalized(&finalized));
+    if (finalized != 0) throw Error("iris: run_mpi: MPI has already been finalised (run_mpi can run once per process)");
+    if (initialized == 0) {
+      IRIS_MPI(MPI_Init_thread(nullptr, nullptr, thread_level, &provided));
+      own_mpi_ = true;
+    } else {
+      IRIS_MPI(MPI_Query_thread(&provided));
+    }
+    IRIS_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &comm));
+    IRIS_MPI(MPI_Comm_rank(comm, &rank));
+    IRIS_MPI(MPI_Comm_size(comm, &size));
+    check_launcher(size);
+  }
+  MpiSession(const MpiSession&) = delete;
+  MpiSession& operator=(const MpiSession&) = delete;
+
+  // Collective orderly end; without it (an exception) MPI is left as it is.
+  void end() {
+    IRIS_MPI(MPI_Comm_free(&comm));
+    if (own_mpi_) IRIS_MPI(MPI_Finalize());
+  }
+
+  MPI_Comm comm = MPI_COMM_NULL;
+  int rank = 0;
+  int size = 0;
+  int provided = 0;  // MPI's thread support level
+
+ private:
+  bool own_mpi_ = false;
+};
+
+// Every process reports whether its part of a start-up step failed (`failure`
+// non-empty); if any did, every process throws, naming the failed ranks.
+inline void agree_step(MPI_Comm comm, const std::string& step, const std::string& failure) {
+  int size = 0;
+  IRIS_MPI(MPI_Comm_size(comm, &size));
+  int mine = failure.empty() ? 0 : 1;
+  std::vector<int> all(static_cast<std::size_t>(size));
+  IRIS_MPI(MPI_Allgather(&mine, 1, MPI_INT, all.data(), 1, MPI_INT, comm));
+  std::string failed;
+  for (int r = 0; r < size; ++r) {
+    if (all[static_cast<std::size_t>(r)] != 0) failed += (failed.empty() ? "" : ", ") + std::to_string(r);
+  }
+  if (failed.empty()) return;
+  if (!failure.empty()) throw Error(failure + " (run_mpi: " + step + " failed on rank(s) " + failed + ")");
+  throw Error("iris: run_mpi: " + step + " failed on rank(s) " + failed + " (see their messages)");
+}
+
+// Every rank must ask for the same heap size (throws on every rank otherwise).
+inline void check_heap_sizes(MPI_Comm comm, std::size_t heap_bytes) {
+  int size = 0;
+  IRIS_MPI(MPI_Comm_size(comm, &size));
+  std::uint64_t bytes = heap_bytes;
+  std::vector<std::uint64_t> sizes(static_cast<std::size_t>(size));
+  IRIS_MPI(MPI_Allgather(&bytes, 1, MPI_UINT64_T, sizes.data(), 1, MPI_UINT64_T, comm));
+  for (int r = 1; r < size; ++r) {
+    if (sizes[static_cast<std::size_t>(r)] != sizes[0]) {
+      throw Error("iris: run_mpi: the heap size differs between ranks: rank 0 asked for " + std::to_string(sizes[0]) +
+                  " bytes, rank " + std::to_string(r) + " for " + std::to_string(sizes[static_cast<std::size_t>(r)]));
+    }
+  }
+}
+
+}  // namespace iris::detail
