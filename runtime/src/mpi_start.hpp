@@ -10,12 +10,22 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "iris/host.hpp"
 
 namespace iris::detail {
+
+// run_mpi's arguments.
+inline void check_run_mpi(std::size_t heap_bytes, const std::function<void(Rank&)>& body) {
+  if (heap_bytes == 0 || heap_bytes % 4096 != 0) {
+    throw Error("iris: run_mpi: heap size must be a positive multiple of 4096 bytes, got " +
+                std::to_string(heap_bytes));
+  }
+  if (!body) throw Error("iris: run_mpi: empty body");
+}
 
 inline void mpi_check(int code, const char* call) {
   if (code == MPI_SUCCESS) return;

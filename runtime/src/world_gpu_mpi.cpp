@@ -143,11 +143,7 @@ std::uint64_t MpiWorld::collective(int r, const CollectiveCall& call) {
 }  // namespace detail
 
 void run_mpi(std::size_t heap_bytes, const std::function<void(Rank&)>& body) {
-  if (heap_bytes == 0 || heap_bytes % 4096 != 0) {
-    throw Error("iris: run_mpi: heap size must be a positive multiple of 4096 bytes, got " +
-                std::to_string(heap_bytes));
-  }
-  if (!body) throw Error("iris: run_mpi: empty body");
+  detail::check_run_mpi(heap_bytes, body);
   detail::MpiSession mpi(MPI_THREAD_FUNNELED);
   {
     detail::MpiWorld world(mpi.comm, mpi.rank, mpi.size, heap_bytes);
