@@ -7,6 +7,8 @@
 #   Iris::irisc            the compiler; Iris::irisc-<tool> its helper programs
 #                          (irisc runs them from its own folder)
 #   Iris::runtime          the CPU runtime (iris_runtime_cpu)
+#   Iris::runtime_mpi      run_mpi on the CPU (iris_runtime_cpu_mpi), when MPI is
+#                          found (installed: the component `mpi`)
 #   Iris::gpu_headers      what GPU code including <iris/kernel.hpp> needs  } built when
 #   Iris::runtime_gpu      the GPU runtime (iris_runtime_gpu)               } nvcc and the
 #   Iris::runtime_gpu_mpi  run_mpi (iris_runtime_gpu_mpi)                   } HIP headers are found
@@ -89,8 +91,9 @@ function(iris_export export targets)
 endfunction()
 iris_export(IrisTargets "${iris_libraries}" ${iris_tools})
 # Apart, as only the component `mpi` looks for MPI (which needs the C language).
-if(TARGET iris_runtime_gpu_mpi OR TARGET iris_runtime_amd_mpi)
-  iris_export(IrisMpiTargets "iris_runtime_gpu_mpi;runtime_gpu_mpi;iris_runtime_amd_mpi;runtime_amd_mpi")
+if(TARGET iris_runtime_cpu_mpi OR TARGET iris_runtime_gpu_mpi OR TARGET iris_runtime_amd_mpi)
+  iris_export(IrisMpiTargets
+              "iris_runtime_cpu_mpi;runtime_mpi;iris_runtime_gpu_mpi;runtime_gpu_mpi;iris_runtime_amd_mpi;runtime_amd_mpi")
 endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/runtime/include/iris DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 # The host libraries' kernels as irisc generated them (runtime/CMakeLists.txt),

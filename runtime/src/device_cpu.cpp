@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "transport.hpp"
 #include "world.hpp"
 
 namespace iris {
@@ -49,9 +50,48 @@ std::string where(int rank, int program_id) {
   throw Error(msg);
 }
 
+// The transport of a context's world (a run_mpi world's; the far_* functions
+// are called only where a world has far ranks).
+Transport& transport_of(const DeviceContext& ctx) { return *ctx.barrier->transport; }
+
 }  // namespace
 
+thread_local Transport* tls_transport = nullptr;
+thread_local Transport* tls_unfinished_puts = nullptr;
+
+void complete_puts() {
+  Transport* transport = tls_unfinished_puts;
+  tls_unfinished_puts = nullptr;
+  transport->quiet();
+}
+
+void far_put(const DeviceContext& ctx, int rank, std::uint64_t offset, const void* from, std::size_t bytes) {
+  Transport& transport = transport_of(ctx);
+  transport.put(rank, offset, from, bytes);
+  tls_unfinished_puts = &transport;
+}
+
+void far_get(const DeviceContext& ctx, int rank, std::uint64_t offset, void* to, std::size_t bytes) {
+  transport_of(ctx).get(rank, offset, to, bytes);
+}
+
+void far_fetch_op(const DeviceContext& ctx, int rank, std::uint64_t offset, FarOp op, FarElement type,
+                  const void* value, void* old) {
+  transport_of(ctx).fetch_op(rank, offset, op, type, value, old);
+}
+
+void far_compare_swap(const DeviceContext& ctx, int rank, std::uint64_t offset, FarElement type, const void* compare,
+                      const void* value, void* old) {
+  transport_of(ctx).compare_swap(rank, offset, type, compare, value, old);
+}
+
+void far_accumulate(const DeviceContext& ctx, int rank, std::uint64_t offset, FarOp op, FarElement type,
+                    const void* value) {
+  transport_of(ctx).accumulate(rank, offset, op, type, value);
+}
+
 WaitScope::WaitScope(const char* file, int line) {
+  if (tls_transport != nullptr) tls_transport->wait_begins(file, line);
   if (tls_world != nullptr) {
     PerRank& me = tls_world->ranks[tls_rank];
     me.wait_file.store(file, std::memory_order_relaxed);  // published by set_activity's store
@@ -79,6 +119,7 @@ WaitScope::~WaitScope() {
 // that moved in between (left a wait, entered a collective call) changed m;
 // when nobody moves, every waiting rank confirms m within two polls.
 bool wait_poll() {
+  if (tls_transport != nullptr) return tls_transport->wait_poll();
   ThreadWorld* w = tls_world;
   if (w == nullptr) return false;  // not a rank thread: nothing to check against
   if (w->is_aborted()) w->throw_aborted(tls_rank);
@@ -99,6 +140,11 @@ bool wait_poll() {
 }
 
 void wait_deadlock(const void* p, Cmp op, const std::string& value) {
+  if (Transport* t = tls_transport) {
+    std::ostringstream s;
+    s << "iris: hang in wait_until(*" << p << " " << cmp_text(op) << " " << value << ")" << t->hang_report(tls_program);
+    throw Error(s.str());
+  }
   ThreadWorld* w = tls_world;  // a rank's: wait_poll finds no deadlock elsewhere
   std::ostringstream s;
   s << "iris: deadlock in wait_until(*" << p << " " << cmp_text(op) << " " << value << ")"
@@ -188,6 +234,7 @@ void sync_fence(const DeviceContext& ctx, bool acquire, bool release) {
 
 void barrier(const DeviceContext& ctx, int program_id) {
   BarrierState& b = *ctx.barrier;
+  if (b.transport != nullptr) return b.transport->barrier(program_id);
   detail::ThreadWorld& w = *b.world;
   detail::PerRank& me = w.ranks[ctx.rank];
   const std::uint64_t number = ++me.barriers;

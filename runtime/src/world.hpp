@@ -32,11 +32,14 @@
 namespace iris {
 namespace detail {
 struct ThreadWorld;
+class Transport;
 }
 
-// The device barrier: a centralised counter barrier with a generation number.
+// The device barrier: a centralised counter barrier with a generation number
+// (run_threads), or the transport's (run_mpi: `world` is null).
 struct BarrierState {
   detail::ThreadWorld* world = nullptr;
+  detail::Transport* transport = nullptr;
   alignas(64) std::atomic<int> arrived{0};
   alignas(64) std::atomic<std::uint64_t> generation{0};
   std::vector<std::atomic<int>> program_ids;  // program id each rank arrived with

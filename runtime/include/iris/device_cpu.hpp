@@ -45,6 +45,24 @@ struct Order {
   }
 };
 
+// Puts to far ranks (ops/transport.hpp) are not complete when they return: the
+// transport of a world of several nodes (run_mpi) completes them at the rank's
+// next quiet, barrier or release. tls_unfinished_puts is the transport that
+// holds puts of the calling thread (null: none); complete_puts() completes them.
+class Transport;
+extern thread_local Transport* tls_unfinished_puts;
+void complete_puts();
+
+// What every release does first on the CPU, where every scope is system scope:
+// the rank's puts to far ranks complete, so that a rank that acquires what the
+// release wrote finds their data too.
+template <Sem S>
+void before_release() {
+  if constexpr (store_half(S) == Sem::release) {
+    if (tls_unfinished_puts != nullptr) complete_puts();
+  }
+}
+
 // Read-modify-write through a compare-exchange loop, for the operations that
 // std::atomic_ref lacks (min, max). Always stores (possibly the old value), so the
 // operation is a real RMW with ordering S, like the GPU instruction.
@@ -61,6 +79,7 @@ T cas_update(T* p, F next) {
 // but min and max, which it lacks, through cas_update.
 template <AtomicOp Op, Sem S, Scope Sc, class T>
 T rmw(T* p, T v) {
+  before_release<S>();
   if constexpr (min_or_max<Op>) {
     return cas_update<S>(p, [v](T old) { return min_max<Op>(old, v); });
   } else {
@@ -134,6 +153,50 @@ void sync_atomic_write(const DeviceContext& ctx, const void* p, bool release);
 void sync_atomic_read(const DeviceContext& ctx, const void* p, bool acquire);
 void sync_fence(const DeviceContext& ctx, bool acquire, bool release);
 
+// ------------------------------------------------------------------ far memory
+// What the remote accesses (ops/transport_cpu.hpp) do with the heap of a far
+// rank, at a byte offset in it: the transport of the context's world (run_mpi's,
+// MPI RMA) moves the bytes. A put is complete at the rank's next quiet, barrier
+// or release (tls_unfinished_puts); the others are complete when they return.
+//
+// In a world of several nodes every rank's heap has a slot in one range of this
+// process's address space, rank r's at heap_bases[r], at a fixed stride: near
+// slots hold the team's shared memory, far slots nothing (a load faults).
+
+// The element types and operations of far atomics (sub is a sum of the negated
+// value; replace writes, no_op reads).
+enum class FarElement : std::uint8_t { i32, u32, i64, u64, f32, f64 };
+enum class FarOp : std::uint8_t { sum, band, bor, bxor, min, max, replace, no_op };
+
+// Whether every rank of ctx's world is near (one node: no transport).
+inline bool one_node(const DeviceContext& ctx) { return ctx.node_size == ctx.world_size; }
+
+// The far rank whose slot holds p, or -1 (near, or outside every slot).
+inline int far_rank_of(const DeviceContext& ctx, const void* p) {
+  const auto address = reinterpret_cast<std::uintptr_t>(p);
+  const auto slot = [&](int r) { return reinterpret_cast<std::uintptr_t>(ctx.heap_bases[r]); };
+  const int last = ctx.node_first + ctx.node_size - 1;
+  if (address >= slot(ctx.node_first) && address < slot(last) + ctx.heap_size) return -1;
+  const std::uintptr_t first = slot(0), end = slot(ctx.world_size - 1) + ctx.heap_size;
+  if (address < first || address >= end) return -1;
+  return static_cast<int>((address - first) / (slot(1) - first));
+}
+
+inline std::uint64_t far_offset(const DeviceContext& ctx, int rank, const void* p) {
+  return reinterpret_cast<std::uintptr_t>(p) - reinterpret_cast<std::uintptr_t>(ctx.heap_bases[rank]);
+}
+
+void far_put(const DeviceContext& ctx, int rank, std::uint64_t offset, const void* from, std::size_t bytes);
+void far_get(const DeviceContext& ctx, int rank, std::uint64_t offset, void* to, std::size_t bytes);
+// *old = the element's value before; the element becomes `op` of it and *value.
+void far_fetch_op(const DeviceContext& ctx, int rank, std::uint64_t offset, FarOp op, FarElement type,
+                  const void* value, void* old);
+// *old = the element's value before; it becomes *value where it was *compare (bit for bit).
+void far_compare_swap(const DeviceContext& ctx, int rank, std::uint64_t offset, FarElement type, const void* compare,
+                      const void* value, void* old);
+void far_accumulate(const DeviceContext& ctx, int rank, std::uint64_t offset, FarOp op, FarElement type,
+                    const void* value);
+
 // Checked-mode helper behind translate_checked.
 void check_translate(const DeviceContext& ctx, const void* p, int to_rank, const char* file, int line,
                      int program_id);
@@ -148,6 +211,7 @@ void check_translate(const DeviceContext& ctx, const void* p, int to_rank, const
 // Compare-and-swap: stores `desired` if *p == expected; returns the old value either way.
 template <Sem S, Scope Sc, class T>
 T atomic_cas(T* p, std::type_identity_t<T> expected, std::type_identity_t<T> desired) {
+  detail::before_release<S>();
   std::atomic_ref<T>(*p).compare_exchange_strong(expected, desired, detail::rmw_order<detail::Order, S>,
                                                  detail::failure_order<detail::Order, S>);
   return expected;  // on failure compare_exchange stored the old value here; on success it was equal
@@ -160,6 +224,7 @@ T atomic_load(T* p) {
 template <Sem S, Scope Sc, class T>
 void atomic_store(T* p, std::type_identity_t<T> v) {
   static_assert(S != Sem::acquire, "atomic_store cannot have acquire semantics");
+  detail::before_release<S>();
   std::atomic_ref<T>(*p).store(v, detail::store_order<detail::Order, S>);
 }
 
@@ -186,6 +251,7 @@ void wait_until(T* p, Cmp op, std::type_identity_t<T> value, const char* file = 
 
 template <Sem S, Scope Sc>
 void fence() {
+  detail::before_release<S>();
   if constexpr (S != Sem::relaxed) std::atomic_thread_fence(detail::rmw_order<detail::Order, S>);
 }
 

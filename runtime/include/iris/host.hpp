@@ -11,8 +11,8 @@
 // ranks is reported as an iris::Error (on every rank) instead of silently handing
 // out different offsets.
 //
-// The CPU backend runs the ranks as threads of one process (run_threads; the GPU
-// backend has run_threads and run_mpi, see docs/gpu.md). A shared
+// The CPU backend runs the ranks as threads of one process (run_threads) or as
+// processes (run_mpi; the GPU backend has both too, see docs/gpu.md). A shared
 // "world" holds the heaps, the allocator and an abort flag: when a rank's body throws,
 // the flag is raised and every rank that blocks (host barrier, allocate, device
 // barrier, wait_until) wakes up and throws, so a failure never turns into a hang.
@@ -159,11 +159,16 @@ class Rank {
 // rethrown here.
 void run_threads(int ranks, std::size_t heap_bytes, const std::function<void(Rank&)>& body);
 
-// GPU backend only (library iris_runtime_gpu_mpi): one process per rank, started by
-// mpirun. Rank and world size come from MPI (MPI is initialised if needed, and then
-// finalised on return); the rank uses GPU (node-local rank % GPUs per node); heaps
-// are shared through IPC handles. If a rank's body throws, the exception leaves
-// run_mpi without finalising MPI: the process should exit, and mpirun ends the others.
+// One process per rank, started by mpirun. Rank and world size come from MPI (MPI is
+// initialised if needed, and then finalised on return).
+//  * CPU (library iris_runtime_cpu_mpi): any number of hosts; the ranks of a node
+//    share their heaps, far ranks are reached through MPI RMA (docs/multi-node.md).
+//    The body runs on a thread of its own; if it throws, the error is printed and
+//    MPI_Abort ends the job.
+//  * GPU (library iris_runtime_gpu_mpi): one node; the rank uses GPU (node-local rank
+//    % GPUs per node); heaps are shared through IPC handles. If a rank's body throws,
+//    the exception leaves run_mpi without finalising MPI: the process should exit,
+//    and mpirun ends the others.
 void run_mpi(std::size_t heap_bytes, const std::function<void(Rank&)>& body);
 
 }  // namespace iris

@@ -18,8 +18,9 @@
 //   quiet              every put of this rank is complete at its target
 //   near, node_rank, node_size, node_peer  my node team
 //
-// Every world so far is one node (run_threads, the GPU's worlds): every rank is
-// near and each remote access is the plain one.
+// In a world of one node (run_threads, the GPU's worlds) every rank is near and
+// each remote access is the plain one; the CPU target's far path, for run_mpi's
+// worlds of several nodes, is in ops/transport_cpu.hpp.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +31,9 @@
 #include "iris/ops/memory.hpp"
 #include "iris/ops/sync.hpp"
 #include "iris/types/program.hpp"
+#if !IRIS_GPU
+#include "iris/ops/transport_cpu.hpp"  // the far path: run_mpi's worlds of several nodes
+#endif
 
 namespace iris {
 
@@ -55,12 +59,18 @@ template <class P, class X, class M = NoMask, class C = Unchecked, class Known =
           class KnownMask = AnyMask>
 IRIS_HD void remote_store([[maybe_unused]] const Program& prog, const P& ptr, const X& value, const M& mask = {},
                           const C& check = {}, Known known = {}, KnownMask known_mask = {}) {
+#if !IRIS_GPU
+  if (!detail::one_node(prog.ctx)) return detail::far_store(prog.ctx, ptr, value, mask, check);
+#endif
   store(ptr, value, mask, check, known, known_mask);
 }
 
 template <class P, class M = NoMask, class O = NoOther, class C = Unchecked, class Known = AnyPointers>
 IRIS_HD auto remote_load([[maybe_unused]] const Program& prog, const P& ptr, const M& mask = {}, const O& other = {},
                          const C& check = {}, Known known = {}) {
+#if !IRIS_GPU
+  if (!detail::one_node(prog.ctx)) return detail::far_load(prog.ctx, ptr, mask, other, check);
+#endif
   return load(ptr, mask, other, check, known);
 }
 
@@ -69,6 +79,12 @@ IRIS_HD auto remote_load([[maybe_unused]] const Program& prog, const P& ptr, con
 template <bool Add, class P, class X, class M, class F, class S, class C = Unchecked>
 IRIS_HD void remote_put_signal([[maybe_unused]] const Program& prog, const P& ptr, const X& value, const M& mask,
                                F* flag, const S& signal_value, const C& check = {}) {
+#if !IRIS_GPU
+  if (!detail::one_node(prog.ctx)) {
+    detail::far_store(prog.ctx, ptr, value, mask, check);
+    return detail::far_raise_signal<Add, Sem::release, Scope::sys>(prog.ctx, flag, signal_value, check);
+  }
+#endif
   store(ptr, value, mask, check);
   raise_signal<Add, Sem::release, Scope::sys>(flag, signal_value, check);
 }
@@ -76,32 +92,49 @@ IRIS_HD void remote_put_signal([[maybe_unused]] const Program& prog, const P& pt
 template <AtomicOp Op, Sem S, Scope Sc, class P, class X, class M = NoMask, class C = Unchecked>
 IRIS_HD auto remote_atomic_rmw([[maybe_unused]] const Program& prog, const P& ptr, const X& value,
                                const M& mask = {}, const C& check = {}) {
+#if !IRIS_GPU
+  if (!detail::one_node(prog.ctx)) return detail::far_atomic_rmw<Op, S, Sc>(prog.ctx, ptr, value, mask, check);
+#endif
   return atomic_rmw<Op, S, Sc>(ptr, value, mask, check);
 }
 
 template <Sem S, Scope Sc, class P, class E, class X, class C = Unchecked>
 IRIS_HD auto remote_atomic_compare_exchange([[maybe_unused]] const Program& prog, const P& ptr, const E& compare,
                                             const X& value, const C& check = {}) {
+#if !IRIS_GPU
+  if (!detail::one_node(prog.ctx))
+    return detail::far_atomic_compare_exchange<S, Sc>(prog.ctx, ptr, compare, value, check);
+#endif
   return atomic_compare_exchange<S, Sc>(ptr, compare, value, check);
 }
 
 template <Sem S, Scope Sc, class P, class C = Unchecked>
 IRIS_HD auto remote_atomic_read([[maybe_unused]] const Program& prog, const P& ptr, const C& check = {}) {
+#if !IRIS_GPU
+  if (!detail::one_node(prog.ctx)) return detail::far_atomic_read<S, Sc>(prog.ctx, ptr, check);
+#endif
   return atomic_read<S, Sc>(ptr, check);
 }
 
 template <Sem S, Scope Sc, class P, class X, class C = Unchecked>
 IRIS_HD void remote_atomic_write([[maybe_unused]] const Program& prog, const P& ptr, const X& value,
                                  const C& check = {}) {
+#if !IRIS_GPU
+  if (!detail::one_node(prog.ctx)) return detail::far_atomic_write<S, Sc>(prog.ctx, ptr, value, check);
+#endif
   atomic_write<S, Sc>(ptr, value, check);
 }
 
 template <bool Add, Sem S, Scope Sc, class T, class X, class C = Unchecked>
 IRIS_HD void remote_raise_signal([[maybe_unused]] const Program& prog, T* ptr, const X& value, const C& check = {}) {
+#if !IRIS_GPU
+  if (!detail::one_node(prog.ctx)) return detail::far_raise_signal<Add, S, Sc>(prog.ctx, ptr, value, check);
+#endif
   raise_signal<Add, S, Sc>(ptr, value, check);
 }
 
-// Every put of this rank is complete at its target; a fence at system scope.
+// Every put of this rank is complete at its target; a fence at system scope
+// (on the CPU, where the fence's release half completes the puts).
 IRIS_HD inline void quiet([[maybe_unused]] const Program& prog) {
   single([&] { fence<Sem::acq_rel, Scope::sys>(); });
 }

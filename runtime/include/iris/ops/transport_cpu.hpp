@@ -1,0 +1,256 @@
+// The remote accesses of ops/transport.hpp in a world of several nodes, on the
+// CPU target (run_mpi). Every rank's heap has a slot in one range of this
+// process's address space (device_cpu.hpp), so the rank of any element is known
+// from its address: near slots are shared memory, taken by the plain access;
+// far slots take no loads and stores and go to the world's transport
+// (device_cpu.hpp's far_* functions). An element outside every heap is left to
+// the plain access (checked builds have reported it).
+//
+// A tile's elements go to the transport in runs: consecutive active elements at
+// consecutive addresses of one far rank make one put or get. Atomics go one
+// element at a time. Their memory orders, on the far path: a release first
+// completes the rank's puts (before_release) and fences; an acquire fences
+// after the operation, which has completed at its target when it returns.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <type_traits>
+
+#include "iris/device.hpp"
+#include "iris/ops/atomic.hpp"
+#include "iris/ops/memory.hpp"
+
+namespace iris::detail {
+
+// Calls on_near(p, j) for each active, unmasked element j of the pointer tile
+// whose address p is not in a far slot, and on_far(rank, first, j, count) for
+// each run of such elements j .. j + count - 1 at consecutive addresses from
+// `first` on, in the slot of one far rank.
+template <class P, class M, class OnNear, class OnFar>
+void for_each_far_run(const DeviceContext& ctx, const P& ptr, const M& mask, OnNear on_near, OnFar on_far) {
+  using L = common_layout_t<P, M>;
+  using Pointer = typename P::value_type;
+  if (!L::active()) return;
+  int rank = -1, start = 0, count = 0;
+  Pointer first = nullptr;
+  const auto end_run = [&] {
+    if (count > 0) on_far(rank, first, start, count);
+    count = 0;
+  };
+  for (int j = 0; j < L::per_thread; ++j) {
+    if (!mask_at(mask, j)) {
+      end_run();
+      continue;
+    }
+    const Pointer p = ptr[j];
+    const int r = far_rank_of(ctx, p);
+    if (r < 0) {
+      end_run();
+      on_near(p, j);
+    } else if (count > 0 && r == rank && p == first + count) {
+      ++count;
+    } else {
+      end_run();
+      rank = r, first = p, start = j, count = 1;
+    }
+  }
+  end_run();
+}
+
+template <class P, class X, class M, class C>
+void far_store(const DeviceContext& ctx, const P& ptr, const X& value, const M& mask, const C& check) {
+  check_memory<Access::store>(check, ptr, mask);
+  if constexpr (std::is_pointer_v<P>) {
+    using T = std::remove_pointer_t<P>;
+    if (!mask_at(mask, 0)) return;
+    const T v = static_cast<T>(value);
+    if (const int r = far_rank_of(ctx, ptr); r >= 0) far_put(ctx, r, far_offset(ctx, r, ptr), &v, sizeof v);
+    else *ptr = v;
+  } else {
+    using T = std::remove_pointer_t<typename P::value_type>;
+    using L = common_layout_t<P, X, M>;
+    T values[L::per_thread];
+    for (int j = 0; j < L::per_thread; ++j) values[j] = static_cast<T>(elem(value, j));
+    for_each_far_run(
+        ctx, ptr, mask, [&](T* p, int j) { *p = values[j]; },
+        [&](int r, T* first, int j, int count) {
+          far_put(ctx, r, far_offset(ctx, r, first), &values[j], sizeof(T) * static_cast<std::size_t>(count));
+        });
+  }
+}
+
+// A get sees the rank's own earlier puts: they are completed first.
+template <class P, class M, class O, class C>
+auto far_load(const DeviceContext& ctx, const P& ptr, const M& mask, const O& other, const C& check) {
+  check_memory<Access::load>(check, ptr, mask);
+  if (tls_unfinished_puts != nullptr) complete_puts();
+  using T = pointee_t<P>;
+  if constexpr (std::is_pointer_v<P>) {
+    if (!mask_at(mask, 0)) return other_at<T>(other, 0);
+    const int r = far_rank_of(ctx, ptr);
+    if (r < 0) return static_cast<T>(*ptr);
+    T v;
+    far_get(ctx, r, far_offset(ctx, r, ptr), &v, sizeof v);
+    return v;
+  } else {
+    using L = common_layout_t<P, M, O>;
+    Tile<T, P::size, L> out;
+    for (int j = 0; j < L::per_thread; ++j) out.v[j] = other_at<T>(other, j);
+    for_each_far_run(
+        ctx, ptr, mask, [&](const T* p, int j) { out.v[j] = *p; },
+        [&](int r, const T* first, int j, int count) {
+          far_get(ctx, r, far_offset(ctx, r, first), &out.v[j], sizeof(T) * static_cast<std::size_t>(count));
+        });
+    return out;
+  }
+}
+
+template <class T>
+constexpr FarElement far_element() {
+  static_assert((std::is_integral_v<T> && (sizeof(T) == 4 || sizeof(T) == 8)) || std::is_same_v<T, float> ||
+                    std::is_same_v<T, double>,
+                "atomics on far ranks: 32- and 64-bit integers, float and double");
+  if constexpr (std::is_floating_point_v<T>) return sizeof(T) == 4 ? FarElement::f32 : FarElement::f64;
+  else if constexpr (std::is_signed_v<T>) return sizeof(T) == 4 ? FarElement::i32 : FarElement::i64;
+  else return sizeof(T) == 4 ? FarElement::u32 : FarElement::u64;
+}
+
+template <AtomicOp Op>
+constexpr FarOp far_op() {
+  if constexpr (Op == AtomicOp::add || Op == AtomicOp::sub) return FarOp::sum;
+  else if constexpr (Op == AtomicOp::and_) return FarOp::band;
+  else if constexpr (Op == AtomicOp::or_) return FarOp::bor;
+  else if constexpr (Op == AtomicOp::xor_) return FarOp::bxor;
+  else if constexpr (Op == AtomicOp::min) return FarOp::min;
+  else if constexpr (Op == AtomicOp::max) return FarOp::max;
+  else return FarOp::replace;  // xchg
+}
+
+// -v, wrapping for integers as the atomic subtraction does.
+template <class T>
+T negated(T v) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(U{0} - static_cast<U>(v));
+  } else {
+    return -v;
+  }
+}
+
+// The halves of a memory order around a far atomic.
+template <Sem S>
+void far_release() {
+  if constexpr (store_half(S) == Sem::release) {
+    before_release<S>();
+    std::atomic_thread_fence(std::memory_order_release);
+  }
+}
+template <Sem S>
+void far_acquire() {
+  if constexpr (load_half(S) == Sem::acquire) std::atomic_thread_fence(std::memory_order_acquire);
+}
+
+template <AtomicOp Op, Sem S, class T>
+T far_rmw(const DeviceContext& ctx, int r, T* p, T v) {
+  static_assert(!bitwise<Op> || std::is_integral_v<T>, "bitwise atomics need an integer type");
+  far_release<S>();
+  const T operand = Op == AtomicOp::sub ? negated(v) : v;
+  T old;
+  far_fetch_op(ctx, r, far_offset(ctx, r, p), far_op<Op>(), far_element<T>(), &operand, &old);
+  far_acquire<S>();
+  return old;
+}
+
+template <AtomicOp Op, Sem S, Scope Sc, class P, class X, class M, class C>
+auto far_atomic_rmw(const DeviceContext& ctx, const P& ptr, const X& value, const M& mask, const C& check) {
+  return atomic_each<S, Sc, common_layout_t<P, X, M>>(ptr, mask, check, [&](auto* p, int j) {
+    using T = std::remove_pointer_t<decltype(p)>;
+    const T v = static_cast<T>(elem(value, j));
+    const int r = far_rank_of(ctx, p);
+    return r < 0 ? atomic_apply<Op, S, Sc>(p, v) : far_rmw<Op, S>(ctx, r, p, v);
+  });
+}
+
+template <Sem S, Scope Sc, class P, class E, class X, class C>
+auto far_atomic_compare_exchange(const DeviceContext& ctx, const P& ptr, const E& compare, const X& value,
+                                 const C& check) {
+  return atomic_each<S, Sc, common_layout_t<P, E, X>>(ptr, NoMask{}, check, [&](auto* p, int j) {
+    using T = std::remove_pointer_t<decltype(p)>;
+    const T expected = static_cast<T>(elem(compare, j)), desired = static_cast<T>(elem(value, j));
+    const int r = far_rank_of(ctx, p);
+    if (r < 0) return atomic_cas<S, Sc>(p, expected, desired);
+    far_release<S>();
+    T old;
+    far_compare_swap(ctx, r, far_offset(ctx, r, p), far_element<T>(), &expected, &desired, &old);
+    far_acquire<S>();
+    return old;
+  });
+}
+
+template <Sem S, Scope Sc, class P, class C>
+auto far_atomic_read(const DeviceContext& ctx, const P& ptr, const C& check) {
+  check_memory<Access::atomic>(check, ptr);
+  const auto one = [&](auto* p) {
+    using T = std::remove_pointer_t<decltype(p)>;
+    T value;
+    if (const int r = far_rank_of(ctx, p); r < 0) {
+      value = atomic_load<S, Sc>(p);
+    } else {
+      const T ignored{};
+      far_fetch_op(ctx, r, far_offset(ctx, r, p), FarOp::no_op, far_element<T>(), &ignored, &value);
+      far_acquire<S>();
+    }
+    after_atomic_read<S, Sc>(check, p);
+    return value;
+  };
+  if constexpr (std::is_pointer_v<P>) {
+    return one(ptr);
+  } else {
+    using T = std::remove_pointer_t<typename P::value_type>;
+    Tile<T, P::size, layout_of<P>> out;
+    const bool active = layout_of<P>::active();
+    for (int j = 0; j < P::per_thread; ++j) out.v[j] = active ? one(ptr[j]) : T{};
+    return out;
+  }
+}
+
+// A write or a signal: `op` replace (a store) or sum (an add) of v.
+template <Sem S, Scope Sc, class T>
+void far_write(const DeviceContext& ctx, T* p, FarOp op, T v) {
+  static_assert(S != Sem::acquire, "atomic_store cannot have acquire semantics");
+  const int r = far_rank_of(ctx, p);
+  if (r < 0) {
+    if (op == FarOp::sum) atomic_add<S, Sc>(p, v);
+    else atomic_store<S, Sc>(p, v);
+    return;
+  }
+  far_release<S>();
+  far_accumulate(ctx, r, far_offset(ctx, r, p), op, far_element<T>(), &v);
+}
+
+template <Sem S, Scope Sc, class P, class X, class C>
+void far_atomic_write(const DeviceContext& ctx, const P& ptr, const X& value, const C& check) {
+  check_memory<Access::atomic>(check, ptr);
+  const auto one = [&](auto* p, int j) {
+    using T = std::remove_pointer_t<decltype(p)>;
+    before_atomic_write<S, Sc>(check, p);
+    far_write<S, Sc>(ctx, p, FarOp::replace, static_cast<T>(elem(value, j)));
+  };
+  if constexpr (std::is_pointer_v<P>) {
+    one(ptr, 0);
+  } else {
+    using L = common_layout_t<P, X>;
+    if (!L::active()) return;
+    for (int j = 0; j < L::per_thread; ++j) one(ptr[j], j);
+  }
+}
+
+template <bool Add, Sem S, Scope Sc, class T, class X, class C>
+void far_raise_signal(const DeviceContext& ctx, T* ptr, const X& value, const C& check) {
+  check_memory<Access::atomic>(check, ptr);
+  before_atomic_write<S, Sc>(check, ptr);
+  far_write<S, Sc>(ctx, ptr, Add ? FarOp::sum : FarOp::replace, static_cast<T>(value));
+}
+
+}  // namespace iris::detail

@@ -1,0 +1,631 @@
+// Iris runtime, CPU backend: run_mpi -- one process per rank, started by mpirun,
+// on any number of hosts (library iris_runtime_cpu_mpi; docs/multi-node.md).
+//
+// Start-up, in steps that every process takes together (mpi_start.hpp: a step
+// that fails on one process fails on all, naming the ranks):
+//   1. the settings (IRIS_TRANSPORT, IRIS_RANKS_PER_NODE, IRIS_HANG_TIMEOUT), the
+//      same on every rank, and the heap size, the same on every rank;
+//   2. the node teams: the ranks that share a host (MPI_Comm_split_type SHARED),
+//      cut into fake nodes of IRIS_RANKS_PER_NODE consecutive ranks where it is
+//      set (tests: several nodes on one host); a team must be consecutive ranks.
+//      The provider: ipc where the world is one node, mpi where it is more;
+//   3. the heaps, in one range of address space reserved (PROT_NONE) for all
+//      of them: rank r's slot is at base + r * stride (the heap size rounded up
+//      to 2 MiB, so that every heap base is aligned as run_threads' are). My
+//      heap is a memfd mapped into my slot; the members of my team map each
+//      other's (through /proc/<pid>/fd/<fd>, exchanged with MPI) into theirs.
+//      Far slots stay PROT_NONE: a load from them faults;
+//   4. provider mpi: an MPI window over my heap on the runtime's communicator
+//      (MPI_Win_create), passive target for the whole run (MPI_Win_lock_all).
+//
+// Far memory (Transport): a put copies its data (MPI reads a put's buffer until
+// it completes, and the tile it came from is gone when the put returns) and
+// issues MPI_Put, completed by MPI_Win_flush_all at quiet; a get is MPI_Get and
+// MPI_Win_flush_local; atomics are MPI_Fetch_and_op / MPI_Compare_and_swap /
+// MPI_Accumulate, each followed by MPI_Win_flush of its target.
+//
+// Meetings: host collective calls, device barriers and the end of the body are
+// one MPI_Allgather each, of the same words (what the rank is doing, its
+// number, its call), so that ranks doing different things find out and fail
+// alike instead of waiting in different collectives for ever. Each meeting
+// first completes the rank's puts and afterwards syncs the window
+// (MPI_Win_sync): what any rank wrote before it is visible after it.
+//
+// Waits: a rank that spins in wait_until drives MPI's progress (MPI_Win_sync,
+// MPI_Iprobe), which a target of osc pt2pt needs to apply what others put or
+// accumulate into its heap; after IRIS_HANG_TIMEOUT seconds it gives up.
+//
+// Failures: the rank's body runs on a thread of its own (run_threads' stack
+// size); an exception that leaves it (a hang, a deadlock, anything else) is
+// printed and ends the job with MPI_Abort, as nothing tells the other ranks,
+// which may wait in MPI for this one. Start-up failures are thrown on every
+// rank alike, after MPI has been ended.
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <functional>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "heap_allocator.hpp"
+#include "heap_memory.hpp"
+#include "mpi_start.hpp"
+#include "rank_threads.hpp"
+#include "transport.hpp"
+#include "world.hpp"
+
+namespace iris {
+namespace detail {
+namespace {
+
+// ------------------------------------------------------------------ settings
+
+enum class Provider : std::uint64_t { automatic, ipc, mpi };
+
+struct Settings {
+  Provider provider = Provider::automatic;
+  std::uint64_t ranks_per_node = 0;  // 0: a node is a host
+  double hang_timeout = 10;          // seconds
+
+  // What every rank compares with rank 0's.
+  static constexpr int kWords = 3;
+  void to_words(std::uint64_t* words) const {
+    words[0] = static_cast<std::uint64_t>(provider);
+    words[1] = ranks_per_node;
+    std::memcpy(&words[2], &hang_timeout, sizeof hang_timeout);
+  }
+};
+
+// The settings from the environment; what is wrong with them goes to `failure`.
+Settings read_settings(std::string& failure) {
+  Settings s;
+  const auto variable = [](const char* name) -> std::string {
+    const char* value = std::getenv(name);
+    return value == nullptr ? "" : value;
+  };
+  const std::string transport = variable("IRIS_TRANSPORT");
+  if (transport == "ipc") {
+    s.provider = Provider::ipc;
+  } else if (transport == "mpi") {
+    s.provider = Provider::mpi;
+  } else if (transport == "nvshmem") {
+    failure = "iris: run_mpi: IRIS_TRANSPORT=nvshmem is a provider of the GPU target, which is not built for the "
+              "CPU target (its providers: ipc, mpi)";
+  } else if (!transport.empty()) {
+    failure = "iris: run_mpi: unknown IRIS_TRANSPORT=" + transport + " (the CPU target's providers: ipc, mpi)";
+  }
+  const std::string per_node = variable("IRIS_RANKS_PER_NODE");
+  if (!per_node.empty()) {
+    char* end = nullptr;
+    const long n = std::strtol(per_node.c_str(), &end, 10);
+    if (*end == '\0' && n >= 1) s.ranks_per_node = static_cast<std::uint64_t>(n);
+    else failure = "iris: run_mpi: IRIS_RANKS_PER_NODE must be a positive integer, got '" + per_node + "'";
+  }
+  const std::string timeout = variable("IRIS_HANG_TIMEOUT");
+  if (!timeout.empty()) {
+    char* end = nullptr;
+    const double seconds = std::strtod(timeout.c_str(), &end);
+    if (*end == '\0' && seconds > 0) s.hang_timeout = seconds;
+    else failure = "iris: run_mpi: IRIS_HANG_TIMEOUT must be a positive number of seconds, got '" + timeout + "'";
+  }
+  return s;
+}
+
+// ------------------------------------------------------------------ heap slots
+
+constexpr std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
+
+// One range of address space for every rank's heap: slot r at base + r * stride,
+// PROT_NONE until a heap is mapped into it.
+class HeapSlots {
+ public:
+  HeapSlots(int ranks, std::size_t heap_bytes)
+      : stride_(round_up(heap_bytes, HeapMemory::kBaseAlignment)), heap_bytes_(heap_bytes) {
+    if (stride_ > (SIZE_MAX - HeapMemory::kBaseAlignment) / static_cast<std::size_t>(ranks)) {
+      throw Error("iris: run_mpi: cannot reserve " + std::to_string(ranks) + " heaps of " + std::to_string(heap_bytes) +
+                  " bytes: too large");
+    }
+    size_ = stride_ * static_cast<std::size_t>(ranks) + HeapMemory::kBaseAlignment;
+    void* m = mmap(nullptr, size_, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) {
+      throw Error("iris: run_mpi: cannot reserve the address space of " + std::to_string(ranks) + " heaps of " +
+                  std::to_string(heap_bytes) + " bytes: mmap: " + std::strerror(errno));
+    }
+    mapping_ = static_cast<char*>(m);
+    const auto address = reinterpret_cast<std::uintptr_t>(m);
+    base_ = mapping_ + (round_up(address, HeapMemory::kBaseAlignment) - address);
+  }
+  ~HeapSlots() { munmap(mapping_, size_); }
+  HeapSlots(const HeapSlots&) = delete;
+  HeapSlots& operator=(const HeapSlots&) = delete;
+
+  char* slot(int r) const { return base_ + stride_ * static_cast<std::size_t>(r); }
+
+  // Maps the heap memory `fd` (shared, read and write) into rank r's slot.
+  void map(int r, int fd, const std::string& what) {
+    if (mmap(slot(r), heap_bytes_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
+      throw Error("iris: run_mpi: cannot map " + what + ": mmap: " + std::strerror(errno));
+    }
+  }
+
+ private:
+  std::size_t stride_;
+  std::size_t heap_bytes_;
+  std::size_t size_ = 0;
+  char* mapping_ = nullptr;
+  char* base_ = nullptr;
+};
+
+// A file descriptor, closed with its owner.
+struct Descriptor {
+  int fd = -1;
+  Descriptor() = default;
+  explicit Descriptor(int fd) : fd(fd) {}
+  ~Descriptor() {
+    if (fd >= 0) ::close(fd);
+  }
+  Descriptor(const Descriptor&) = delete;
+  Descriptor& operator=(const Descriptor&) = delete;
+};
+
+// Where a process's heap can be opened by the other processes of its host.
+struct HeapHandle {
+  std::int64_t pid;
+  std::int64_t fd;
+};
+
+// ------------------------------------------------------------------ put buffers
+
+// Copies of the data of the puts not completed yet, released at quiet.
+class PutBuffers {
+ public:
+  const void* keep(const void* from, std::size_t bytes) {
+    if (blocks_.empty() || blocks_.back().size() - used_ < bytes) {
+      blocks_.emplace_back(std::max(bytes, kBlockBytes));
+      used_ = 0;
+    }
+    char* to = blocks_.back().data() + used_;
+    std::memcpy(to, from, bytes);
+    used_ += bytes;
+    return to;
+  }
+  // Keeps one block as large as all of them were, for the next round of puts.
+  void release() {
+    if (blocks_.size() > 1) {
+      std::size_t total = 0;
+      for (const auto& block : blocks_) total += block.size();
+      blocks_.clear();
+      blocks_.emplace_back(total);
+    }
+    used_ = 0;
+  }
+
+ private:
+  static constexpr std::size_t kBlockBytes = std::size_t{1} << 20;
+  std::vector<std::vector<char>> blocks_;
+  std::size_t used_ = 0;  // in the last block
+};
+
+MPI_Datatype mpi_type(FarElement type) {
+  switch (type) {
+    case FarElement::i32: return MPI_INT32_T;
+    case FarElement::u32: return MPI_UINT32_T;
+    case FarElement::i64: return MPI_INT64_T;
+    case FarElement::u64: return MPI_UINT64_T;
+    case FarElement::f32: return MPI_FLOAT;
+    case FarElement::f64: return MPI_DOUBLE;
+  }
+  return MPI_DATATYPE_NULL;
+}
+
+// MPI_Compare_and_swap takes integers only: floating-point elements are
+// compared bit for bit, as std::atomic_ref's compare-exchange does.
+MPI_Datatype mpi_bits_type(FarElement type) {
+  switch (type) {
+    case FarElement::f32: return MPI_UINT32_T;
+    case FarElement::f64: return MPI_UINT64_T;
+    default: return mpi_type(type);
+  }
+}
+
+MPI_Op mpi_op(FarOp op) {
+  switch (op) {
+    case FarOp::sum: return MPI_SUM;
+    case FarOp::band: return MPI_BAND;
+    case FarOp::bor: return MPI_BOR;
+    case FarOp::bxor: return MPI_BXOR;
+    case FarOp::min: return MPI_MIN;
+    case FarOp::max: return MPI_MAX;
+    case FarOp::replace: return MPI_REPLACE;
+    case FarOp::no_op: return MPI_NO_OP;
+  }
+  return MPI_OP_NULL;
+}
+
+// ------------------------------------------------------------------ the world
+
+// What a rank is doing when it meets the others (MpiWorld::meet).
+enum class Doing : std::uint64_t { host_collective, device_barrier, returned };
+
+class MpiWorld final : public World, public Transport {
+ public:
+  MpiWorld(const MpiSession& mpi, std::size_t heap_bytes);
+
+  // World
+  std::uint64_t collective(int r, const CollectiveCall& call) override;
+  const AllocationTable& allocation_table(int) const override { return allocator_.table(); }
+  DeviceContext context(int r) override {
+    return {bases.data(), heap_size, r, size, node_first_, node_size_, &barrier_state_, &allocator_.table()};
+  }
+
+  // Transport
+  void put(int rank, std::uint64_t offset, const void* from, std::size_t bytes) override;
+  void get(int rank, std::uint64_t offset, void* to, std::size_t bytes) override;
+  void fetch_op(int rank, std::uint64_t offset, FarOp op, FarElement type, const void* value, void* old) override;
+  void compare_swap(int rank, std::uint64_t offset, FarElement type, const void* compare, const void* value,
+                    void* old) override;
+  void accumulate(int rank, std::uint64_t offset, FarOp op, FarElement type, const void* value) override;
+  void quiet() override;
+  void barrier(int program_id) override;
+  void wait_begins(const char* file, int line) override;
+  bool wait_poll() override;
+  std::string hang_report(int program_id) const override;
+
+  // What run_rank_threads asks of a world: its one thread (0) runs this
+  // process's rank.
+  void run_rank(int, const std::function<void(Rank&)>& body);
+  void abort(std::exception_ptr e) { error = std::move(e); }
+  // Every rank meets the others once more after its body: the end of the run.
+  void close();
+
+  std::exception_ptr error;  // what left the body, or close()
+
+ private:
+  // Every rank says what it does and gets everybody's words (kMeetingWords
+  // each, in rank order); throws on every rank where they do different things.
+  std::vector<std::uint64_t> meet(Doing doing, std::uint64_t number, const CollectiveCall& call);
+
+  const MpiSession& mpi_;
+  const int me_;
+  Settings settings_;
+  int node_first_ = 0, node_size_ = 0;
+  HeapAllocator allocator_;
+  std::optional<HeapSlots> slots_;
+  MPI_Win window_ = MPI_WIN_NULL;
+  BarrierState barrier_state_;
+  std::uint64_t collectives_ = 0, barriers_ = 0;  // host collective calls and device barriers entered
+
+  PutBuffers put_buffers_;
+  bool unflushed_ = false;  // puts since the last MPI_Win_flush_all
+
+  const char* wait_file_ = nullptr;
+  int wait_line_ = 0;
+  std::chrono::steady_clock::time_point wait_start_;
+};
+
+constexpr int kMeetingWords = 2 + CollectiveCall::kWords;
+
+// "rank 2 waits in device barrier #3 (program 0)", from rank r's meeting words.
+std::string describe_meeting(const std::uint64_t* words, int r) {
+  const std::string who = "rank " + std::to_string(r);
+  const CollectiveCall call = CollectiveCall::from_words(words + 2);
+  switch (static_cast<Doing>(words[0])) {
+    case Doing::host_collective:
+      return who + " waits in host collective call #" + std::to_string(words[1]) + " (" + call.describe() + ")";
+    case Doing::device_barrier:
+      return who + " waits in device barrier #" + std::to_string(words[1]) + " (program " +
+             std::to_string(call.value) + ")";
+    case Doing::returned: return who + " has returned from its body";
+  }
+  return who + " does something unknown";
+}
+
+MpiWorld::MpiWorld(const MpiSession& mpi, std::size_t heap_bytes)
+    : World(mpi.size, heap_bytes), mpi_(mpi), me_(mpi.rank), allocator_(heap_bytes) {
+  MPI_Comm comm = mpi.comm;
+  // 1. Settings and heap size.
+  std::string failure;
+  settings_ = read_settings(failure);
+  agree_step(comm, "reading IRIS_TRANSPORT, IRIS_RANKS_PER_NODE and IRIS_HANG_TIMEOUT", failure);
+  {
+    std::uint64_t mine[Settings::kWords];
+    settings_.to_words(mine);
+    std::vector<std::uint64_t> all(Settings::kWords * static_cast<std::size_t>(size));
+    IRIS_MPI(MPI_Allgather(mine, Settings::kWords, MPI_UINT64_T, all.data(), Settings::kWords, MPI_UINT64_T, comm));
+    for (int r = 1; r < size; ++r) {
+      if (!std::equal(all.begin(), all.begin() + Settings::kWords, all.begin() + Settings::kWords * r)) {
+        throw Error("iris: run_mpi: IRIS_TRANSPORT, IRIS_RANKS_PER_NODE and IRIS_HANG_TIMEOUT must be the same on "
+                    "every rank (mpirun -x NAME=value), but rank " + std::to_string(r) + "'s differ from rank 0's");
+      }
+    }
+  }
+  check_heap_sizes(comm, heap_bytes);
+  const std::uint64_t per_node = settings_.ranks_per_node;
+  if (per_node != 0 && size % per_node != 0) {
+    throw Error("iris: run_mpi: IRIS_RANKS_PER_NODE=" + std::to_string(per_node) + " does not divide the " +
+                std::to_string(size) + " ranks of the world");
+  }
+
+  // 2. Node teams and the provider.
+  MPI_Comm team;
+  IRIS_MPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, me_, MPI_INFO_NULL, &team));
+  if (per_node != 0) {
+    MPI_Comm host = team;
+    IRIS_MPI(MPI_Comm_split(host, static_cast<int>(static_cast<std::uint64_t>(me_) / per_node), me_, &team));
+    IRIS_MPI(MPI_Comm_free(&host));
+  }
+  IRIS_MPI(MPI_Comm_size(team, &node_size_));
+  std::vector<int> members(static_cast<std::size_t>(node_size_));
+  IRIS_MPI(MPI_Allgather(&me_, 1, MPI_INT, members.data(), 1, MPI_INT, team));
+  node_first_ = members[0];
+  std::string listed;
+  for (int m : members) listed += (listed.empty() ? "" : ", ") + std::to_string(m);
+  if (per_node != 0 && static_cast<std::uint64_t>(node_size_) != per_node) {
+    failure = "iris: run_mpi: IRIS_RANKS_PER_NODE=" + std::to_string(per_node) + ", but the node of rank " +
+              std::to_string(me_) + " has ranks " + listed + " only: a node's ranks must run on one host";
+  }
+  for (int i = 0; i < node_size_; ++i) {
+    if (members[static_cast<std::size_t>(i)] != node_first_ + i) {
+      failure = "iris: run_mpi: the ranks of a node must be consecutive, but rank " + std::to_string(me_) +
+                "'s node has ranks " + listed +
+                " (start the ranks by slot, mpirun's default, or set IRIS_RANKS_PER_NODE)";
+    }
+  }
+  agree_step(comm, "forming the node teams", failure);
+  std::vector<int> firsts(static_cast<std::size_t>(size));
+  IRIS_MPI(MPI_Allgather(&node_first_, 1, MPI_INT, firsts.data(), 1, MPI_INT, comm));
+  int nodes = 0;
+  for (int r = 0; r < size; ++r) nodes += firsts[static_cast<std::size_t>(r)] == r;
+  const Provider provider = settings_.provider != Provider::automatic ? settings_.provider
+                            : nodes == 1                              ? Provider::ipc
+                                                                      : Provider::mpi;
+  if (provider == Provider::ipc && nodes > 1) {
+    IRIS_MPI(MPI_Comm_free(&team));
+    throw Error("iris: run_mpi: IRIS_TRANSPORT=ipc reaches the ranks of one node only, and this world has " +
+                std::to_string(nodes) + " nodes (IRIS_TRANSPORT=mpi reaches every rank)");
+  }
+
+  // 3. The heaps: my memfd in my slot, my team's in theirs.
+  Descriptor memfd;
+  try {
+    slots_.emplace(size, heap_bytes);
+    memfd.fd = memfd_create("iris-heap", MFD_CLOEXEC);
+    if (memfd.fd < 0) {
+      throw Error(std::string("iris: run_mpi: cannot create the heap: memfd_create: ") + std::strerror(errno));
+    }
+    if (ftruncate(memfd.fd, static_cast<off_t>(heap_bytes)) != 0) {
+      throw Error("iris: run_mpi: cannot create a heap of " + std::to_string(heap_bytes) +
+                  " bytes: ftruncate: " + std::strerror(errno));
+    }
+    slots_->map(me_, memfd.fd, "its own heap");
+  } catch (const Error& e) {
+    failure = e.what();
+  }
+  agree_step(comm, "creating the heaps", failure);
+  const HeapHandle mine{static_cast<std::int64_t>(getpid()), memfd.fd};
+  std::vector<HeapHandle> handles(static_cast<std::size_t>(node_size_));
+  IRIS_MPI(MPI_Allgather(&mine, sizeof mine, MPI_BYTE, handles.data(), sizeof mine, MPI_BYTE, team));
+  IRIS_MPI(MPI_Comm_free(&team));
+  try {
+    for (int i = 0; i < node_size_; ++i) {
+      const int r = node_first_ + i;
+      if (r == me_) continue;
+      const HeapHandle& h = handles[static_cast<std::size_t>(i)];
+      const std::string path = "/proc/" + std::to_string(h.pid) + "/fd/" + std::to_string(h.fd);
+      const std::string what = "the heap of rank " + std::to_string(r) + " (" + path + ")";
+      const Descriptor opened(open(path.c_str(), O_RDWR | O_CLOEXEC));
+      if (opened.fd < 0) throw Error("iris: run_mpi: cannot open " + what + ": " + std::strerror(errno));
+      slots_->map(r, opened.fd, what);
+    }
+  } catch (const Error& e) {
+    failure = e.what();
+  }
+  agree_step(comm, "mapping the heaps of the node teams", failure);  // then memfd may close
+  for (int r = 0; r < size; ++r) bases.push_back(slots_->slot(r));
+
+  // 4. The window of the far ranks.
+  if (provider == Provider::mpi) {
+    IRIS_MPI(MPI_Win_create(slots_->slot(me_), static_cast<MPI_Aint>(heap_bytes), 1, MPI_INFO_NULL, comm, &window_));
+    IRIS_MPI(MPI_Win_set_errhandler(window_, MPI_ERRORS_RETURN));
+    int* model = nullptr;
+    int found = 0;
+    IRIS_MPI(MPI_Win_get_attr(window_, MPI_WIN_MODEL, &model, &found));
+    if (found == 0 || *model != MPI_WIN_UNIFIED) {
+      IRIS_MPI(MPI_Win_free(&window_));
+      throw Error("iris: run_mpi: this MPI's windows have the separate memory model; the transport needs the "
+                  "unified one (loads see what remote operations wrote, after MPI_Win_sync)");
+    }
+    IRIS_MPI(MPI_Win_lock_all(MPI_MODE_NOCHECK, window_));
+  }
+  barrier_state_.transport = this;
+}
+
+void MpiWorld::run_rank(int, const std::function<void(Rank&)>& body) {
+  tls_transport = this;
+  try {
+    Rank rank = make_rank(me_);
+    body(rank);
+  } catch (...) {
+    error = std::current_exception();
+  }
+  tls_transport = nullptr;
+}
+
+void MpiWorld::close() {
+  meet(Doing::returned, 0, CollectiveCall{});
+  if (window_ != MPI_WIN_NULL) {
+    IRIS_MPI(MPI_Win_unlock_all(window_));
+    IRIS_MPI(MPI_Win_free(&window_));
+  }
+}
+
+std::vector<std::uint64_t> MpiWorld::meet(Doing doing, std::uint64_t number, const CollectiveCall& call) {
+  quiet();
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  std::uint64_t mine[kMeetingWords] = {static_cast<std::uint64_t>(doing), number};
+  call.to_words(mine + 2);
+  std::vector<std::uint64_t> all(kMeetingWords * static_cast<std::size_t>(size));
+  IRIS_MPI(MPI_Allgather(mine, kMeetingWords, MPI_UINT64_T, all.data(), kMeetingWords, MPI_UINT64_T, mpi_.comm));
+  if (window_ != MPI_WIN_NULL) IRIS_MPI(MPI_Win_sync(window_));
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  bool same = true;
+  for (int r = 0; r < size; ++r) same = same && std::equal(mine, mine + 2, all.begin() + kMeetingWords * r);
+  if (same) return all;
+  std::string ranks;
+  for (int r = 0; r < size; ++r)
+    ranks += (r == 0 ? "" : "; ") + describe_meeting(&all[kMeetingWords * static_cast<std::size_t>(r)], r);
+  throw Error("iris: deadlock: the ranks wait in different calls, which can never complete: " + ranks);
+}
+
+std::uint64_t MpiWorld::collective(int r, const CollectiveCall& call) {
+  const std::uint64_t seq = ++collectives_;
+  const std::vector<std::uint64_t> all = meet(Doing::host_collective, seq, call);
+  std::vector<std::uint64_t> calls;
+  for (int o = 0; o < size; ++o) {
+    const auto* words = &all[kMeetingWords * static_cast<std::size_t>(o)] + 2;
+    calls.insert(calls.end(), words, words + CollectiveCall::kWords);
+  }
+  return call_result_of_words(seq, calls, r, call, allocator_);
+}
+
+// The device barrier orders memory like a meeting; the k-th barrier of every
+// rank must come from the same program instance, as with run_threads.
+void MpiWorld::barrier(int program_id) {
+  const std::uint64_t number = ++barriers_;
+  CollectiveCall call;
+  call.value = static_cast<std::uint64_t>(program_id);
+  const std::vector<std::uint64_t> all = meet(Doing::device_barrier, number, call);
+  for (int r = 0; r < size; ++r) {
+    const auto* words = &all[kMeetingWords * static_cast<std::size_t>(r)];
+    const auto other = static_cast<int>(CollectiveCall::from_words(words + 2).value);
+    if (other != program_id) {
+      throw Error("iris: device barrier #" + std::to_string(number) + " mismatch: rank " + std::to_string(me_) +
+                  " arrived from program " + std::to_string(program_id) + ", rank " + std::to_string(r) +
+                  " from program " + std::to_string(other) +
+                  " (every rank's program instances must call barrier in the same order)");
+    }
+  }
+}
+
+// ------------------------------------------------------------------ far memory
+
+void MpiWorld::put(int rank, std::uint64_t offset, const void* from, std::size_t bytes) {
+  const void* kept = put_buffers_.keep(from, bytes);
+  IRIS_MPI(MPI_Put(kept, static_cast<int>(bytes), MPI_BYTE, rank, static_cast<MPI_Aint>(offset),
+                   static_cast<int>(bytes), MPI_BYTE, window_));
+  unflushed_ = true;
+}
+
+void MpiWorld::quiet() {
+  if (!unflushed_) return;
+  IRIS_MPI(MPI_Win_flush_all(window_));
+  put_buffers_.release();
+  unflushed_ = false;
+}
+
+void MpiWorld::get(int rank, std::uint64_t offset, void* to, std::size_t bytes) {
+  IRIS_MPI(MPI_Get(to, static_cast<int>(bytes), MPI_BYTE, rank, static_cast<MPI_Aint>(offset), static_cast<int>(bytes),
+                   MPI_BYTE, window_));
+  IRIS_MPI(MPI_Win_flush_local(rank, window_));
+}
+
+void MpiWorld::fetch_op(int rank, std::uint64_t offset, FarOp op, FarElement type, const void* value, void* old) {
+  IRIS_MPI(MPI_Fetch_and_op(value, old, mpi_type(type), rank, static_cast<MPI_Aint>(offset), mpi_op(op), window_));
+  IRIS_MPI(MPI_Win_flush(rank, window_));
+}
+
+void MpiWorld::compare_swap(int rank, std::uint64_t offset, FarElement type, const void* compare, const void* value,
+                            void* old) {
+  IRIS_MPI(
+      MPI_Compare_and_swap(value, compare, old, mpi_bits_type(type), rank, static_cast<MPI_Aint>(offset), window_));
+  IRIS_MPI(MPI_Win_flush(rank, window_));
+}
+
+void MpiWorld::accumulate(int rank, std::uint64_t offset, FarOp op, FarElement type, const void* value) {
+  IRIS_MPI(MPI_Accumulate(value, 1, mpi_type(type), rank, static_cast<MPI_Aint>(offset), 1, mpi_type(type), mpi_op(op),
+                          window_));
+  IRIS_MPI(MPI_Win_flush(rank, window_));
+}
+
+// ------------------------------------------------------------------ waits
+
+void MpiWorld::wait_begins(const char* file, int line) {
+  wait_file_ = file;
+  wait_line_ = line;
+  wait_start_ = std::chrono::steady_clock::now();
+}
+
+// A target of osc pt2pt applies the puts and accumulates of other ranks itself,
+// in its MPI progress, which MPI_Iprobe drives; MPI_Win_sync then makes what
+// they wrote visible to this rank's loads (the unified model's public and
+// private copies are the same memory).
+bool MpiWorld::wait_poll() {
+  int flag = 0;
+  IRIS_MPI(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, mpi_.comm, &flag, MPI_STATUS_IGNORE));
+  if (window_ != MPI_WIN_NULL) IRIS_MPI(MPI_Win_sync(window_));
+  const std::chrono::duration<double> waited = std::chrono::steady_clock::now() - wait_start_;
+  return waited.count() > settings_.hang_timeout;
+}
+
+std::string MpiWorld::hang_report(int program_id) const {
+  std::ostringstream s;
+  if (wait_file_ != nullptr) s << " at " << wait_file_ << ":" << wait_line_;
+  s << " (rank " << me_ << ", program " << program_id << "): the condition is still false after "
+    << settings_.hang_timeout << " s (IRIS_HANG_TIMEOUT); the ranks of run_mpi are processes that cannot watch "
+    << "each other's waits, so a wait this long is taken for a hang and ends the job";
+  return s.str();
+}
+
+}  // namespace
+}  // namespace detail
+
+void run_mpi(std::size_t heap_bytes, const std::function<void(Rank&)>& body) {
+  detail::check_run_mpi(heap_bytes, body);
+  // The body runs on a thread of its own, which makes the MPI calls from then on.
+  detail::MpiSession mpi(MPI_THREAD_SERIALIZED);
+  if (mpi.provided < MPI_THREAD_SERIALIZED) {
+    throw Error("iris: run_mpi: MPI must support MPI_THREAD_SERIALIZED: the rank's body runs on a thread of its own "
+                "(as run_threads' ranks do, with their stack size); initialise MPI with MPI_Init_thread");
+  }
+  std::optional<detail::MpiWorld> world;
+  try {
+    world.emplace(mpi, heap_bytes);
+  } catch (const Error&) {
+    mpi.end();  // every rank failed the same step
+    throw;
+  }
+  detail::run_rank_threads(*world, 1, body);
+  if (!world->error) {
+    try {
+      world->close();
+    } catch (...) {
+      world->error = std::current_exception();
+    }
+  }
+  if (world->error) {
+    std::string what = "unknown exception";
+    try {
+      std::rethrow_exception(world->error);
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+    }
+    std::fprintf(stderr, "%s\niris: run_mpi: rank %d failed, which ends the job (MPI_Abort)\n", what.c_str(), mpi.rank);
+    std::fflush(stderr);
+    MPI_Abort(mpi.comm, 1);
+  }
+  world.reset();
+  mpi.end();
+}
+
+}  // namespace iris
