@@ -68,7 +68,12 @@ struct SharedTile {
 
 template <class T, int R, int C, int Stages>
 struct SharedStages {
-  static_assert(Stages >= 2, "a pipelined loop has at least two stages");
+  // irisc refuses a loop's stages below 3 where they are a constant; a generic
+  // device function's `stages P` gets P from its callers, which only here, at
+  // the instance, is a number (below 3 a dot's pipeline reads a stage before
+  // it is copied).
+  static_assert(Stages >= 3, "a loop's stages must be an integer of at least 3 (docs/language.md, 'stages'): "
+                             "a compile-time argument of the function that holds the loop gave fewer");
   static constexpr int stages = Stages;
   // Rounded up so that the ring after this one starts on a 1024-byte boundary
   // too (a whole number of wgmma's largest swizzle pattern).
