@@ -226,7 +226,7 @@ std::vector<T> read(const T* src, std::size_t count) {
 // Runs body on every rank: as threads of this process (run_threads, --ranks N), or
 // in the MPI build as this process's rank of the mpirun job (run_mpi). `errors`
 // counts the mismatches found by this process; in the MPI build the process that
-// hosts rank 0 gets the total of all ranks added to it. Returns whether this
+// hosts rank 0 gets the total of its node team's ranks added to it. Returns whether this
 // process should print the summary (it hosts rank 0).
 inline bool run(Options& opt, std::atomic<std::size_t>& errors, const std::function<void(iris::Rank&)>& body) {
 #ifdef IRIS_SAMPLE_MPI
@@ -239,13 +239,15 @@ inline bool run(Options& opt, std::atomic<std::size_t>& errors, const std::funct
     opt.ranks = rank.world_size();
     leader = rank.rank() == 0;
     body(rank);
-    // Everybody's error count, summed on rank 0 through its view of the heaps.
+    // The error counts of rank 0's node team, summed on rank 0 through its view
+    // of their heaps. A far rank's heap takes no host reads: its mismatches
+    // show in its own report and exit status (and so in mpirun's).
     auto* slot = rank.allocate<std::uint64_t>(1);
     const std::uint64_t mine = errors.load();
     to_device(slot, &mine, 1);
     rank.barrier();
     if (leader) {
-      for (int r = 1; r < rank.world_size(); ++r) errors += read(rank.translate(slot, r), 1)[0];
+      for (int r = 1; r < rank.device_context().node_size; ++r) errors += read(rank.translate(slot, r), 1)[0];
     }
     rank.barrier();
     rank.free(slot);
