@@ -11,7 +11,11 @@
 // missing completion included. tests/gpu builds the same source for one GPU
 // (nvcc): heap memory is device memory there, so the host fills and reads it
 // with copies (sample.hpp), and the ranks are threads or, with
-// IRIS_CCL_TEST_MPI, the processes of mpirun.
+// IRIS_CCL_TEST_MPI, the processes of mpirun. tests/CMakeLists.txt builds
+// that for the CPU too (iris_runtime_cpu_mpi) and runs it on 2 fake nodes of 2:
+// there the algorithms that load from peers must refuse the call (an
+// iris::Error on every rank, counted as a check) and the others run across
+// nodes.
 //
 //   ccl_host_validation [ranks...]   (default 1 2 3 4 8; under mpirun: mpirun's)
 //   prints "<checks> checks, <failures> failure(s)"
@@ -129,6 +133,35 @@ constexpr Algorithm kAllReduceAlgorithms[] = {Algorithm::automatic, Algorithm::o
 constexpr Algorithm kOtherAlgorithms[] = {Algorithm::automatic, Algorithm::one_shot, Algorithm::push};
 constexpr Op kOps[] = {Op::sum, Op::max, Op::min};
 
+// Whether the world's ranks are on several nodes, where only the algorithms
+// that cross nodes run (iris::ccl::crosses_nodes).
+bool several_nodes(const iris::Rank& rank) { return rank.device_context().node_size < rank.world_size(); }
+
+// The call under algorithm a: on several nodes, one that does not cross them
+// must throw on every rank, before anything is launched (and then nothing is
+// checked but the error). Returns whether the call ran.
+template <class Call>
+bool call_or_refusal(iris::Rank& rank, iris::ccl::Collective c, Algorithm a, const std::string& what, Call&& call) {
+  if (!several_nodes(rank) || a == Algorithm::automatic || iris::ccl::crosses_nodes(c, a)) {
+    collective(rank, call);
+    return true;
+  }
+  std::string error;
+  rank.barrier();
+  try {
+    call();
+  } catch (const iris::Error& e) {
+    error = e.what();
+  }
+  std::lock_guard<std::mutex> lock(report_lock);
+  ++checks;
+  if (error.find("only ranks of one node share") == std::string::npos && failures++ < 40) {
+    std::fprintf(stderr, "FAILED %s: rank %d, expected the refusal of an algorithm that does not cross nodes, got '%s'\n",
+                 what.c_str(), rank.rank(), error.c_str());
+  }
+  return false;
+}
+
 // A forced algorithm runs with small tiles, so that calls have several program
 // instances; the automatic choice with the table's.
 iris::ccl::Config config_of(Algorithm a) {
@@ -150,7 +183,10 @@ void test_all_reduce(iris::Workspace& ws, Buffers<T>& b, const char* type) {
       const std::string what = label("all_reduce", type, a, world) + " " + iris::ccl::name_of(op);
       fill(b.input, kReduceCount, [&](std::int64_t j) { return value_of(me, j); });
       fill(b.output, kReduceCount, poison);
-      collective(rank, [&] { iris::ccl::all_reduce(ws, b.input, b.output, kReduceCount, op, {}, config_of(a)); });
+      if (!call_or_refusal(rank, iris::ccl::Collective::all_reduce, a, what, [&] {
+            iris::ccl::all_reduce(ws, b.input, b.output, kReduceCount, op, {}, config_of(a));
+          }))
+        continue;
       expect(what, me, b.output, want);
       if (a != Algorithm::automatic && !iris::ccl::works_in_place(iris::ccl::Collective::all_reduce, a)) continue;
       fill(b.output, kReduceCount, [&](std::int64_t j) { return value_of(me, j); });
@@ -163,14 +199,14 @@ void test_all_reduce(iris::Workspace& ws, Buffers<T>& b, const char* type) {
 // Every algorithm but all_reduce's: this rank's input of in_count elements
 // (value_of), its output poisoned, the call, the output against want.
 template <class T, class Call>
-void each_algorithm(iris::Rank& rank, Buffers<T>& b, const std::string& what, std::size_t in_count,
-                    std::size_t out_count, const std::vector<std::int64_t>& want, Call&& call) {
+void each_algorithm(iris::Rank& rank, iris::ccl::Collective c, Buffers<T>& b, const std::string& what,
+                    std::size_t in_count, std::size_t out_count, const std::vector<std::int64_t>& want, Call&& call) {
   const int me = rank.rank();
   for (Algorithm a : kOtherAlgorithms) {
     fill(b.input, in_count, [&](std::int64_t k) { return value_of(me, k); });
     fill(b.output, out_count, poison);
-    collective(rank, [&] { call(config_of(a)); });
-    expect(label(what, "", a, rank.world_size()), me, b.output, want);
+    const std::string labelled = label(what, "", a, rank.world_size());
+    if (call_or_refusal(rank, c, a, labelled, [&] { call(config_of(a)); })) expect(labelled, me, b.output, want);
   }
 }
 
@@ -185,7 +221,7 @@ void test_reduce_scatter(iris::Workspace& ws, Buffers<T>& b, const char* type) {
       want.push_back(
           reduce(op, world, [&](int p) { return value_of(p, static_cast<std::int64_t>(me * kBlockCount + j)); }));
     }
-    each_algorithm(rank, b, std::string("reduce_scatter ") + iris::ccl::name_of(op) + " " + type, count, kBlockCount,
+    each_algorithm(rank, iris::ccl::Collective::reduce_scatter, b, std::string("reduce_scatter ") + iris::ccl::name_of(op) + " " + type, count, kBlockCount,
                    want, [&](const iris::ccl::Config& config) {
                      iris::ccl::reduce_scatter(ws, b.input, b.output, count, op, {}, config);
                    });
@@ -200,7 +236,7 @@ void test_all_gather(iris::Workspace& ws, Buffers<T>& b, const char* type) {
   std::vector<std::int64_t> want;
   for (int p = 0; p < world; ++p)
     for (std::size_t j = 0; j < kBlockCount; ++j) want.push_back(value_of(p, static_cast<std::int64_t>(j)));
-  each_algorithm(rank, b, std::string("all_gather ") + type, kBlockCount, count, want,
+  each_algorithm(rank, iris::ccl::Collective::all_gather, b, std::string("all_gather ") + type, kBlockCount, count, want,
                  [&](const iris::ccl::Config& config) { iris::ccl::all_gather(ws, b.input, b.output, count, {}, config); });
 }
 
@@ -213,7 +249,7 @@ void test_all_to_all(iris::Workspace& ws, Buffers<T>& b, const char* type) {
   for (int p = 0; p < world; ++p)
     for (std::size_t j = 0; j < kBlockCount; ++j)
       want.push_back(value_of(p, static_cast<std::int64_t>(me * kBlockCount + j)));
-  each_algorithm(rank, b, std::string("all_to_all ") + type, count, count, want,
+  each_algorithm(rank, iris::ccl::Collective::all_to_all, b, std::string("all_to_all ") + type, count, count, want,
                  [&](const iris::ccl::Config& config) { iris::ccl::all_to_all(ws, b.input, b.output, count, {}, config); });
 }
 
@@ -226,8 +262,11 @@ void test_broadcast(iris::Workspace& ws, Buffers<T>& b, const char* type) {
     for (std::size_t j = 0; j < kReduceCount; ++j) want.push_back(value_of(root, static_cast<std::int64_t>(j)));
     for (Algorithm a : kOtherAlgorithms) {
       fill(b.output, kReduceCount, [&](std::int64_t j) { return value_of(me, j); });
-      collective(rank, [&] { iris::ccl::broadcast(ws, b.output, kReduceCount, root, {}, config_of(a)); });
-      expect(label("broadcast", type, a, world) + " from root " + std::to_string(root), me, b.output, want);
+      const std::string what = label("broadcast", type, a, world) + " from root " + std::to_string(root);
+      if (call_or_refusal(rank, iris::ccl::Collective::broadcast, a, what, [&] {
+            iris::ccl::broadcast(ws, b.output, kReduceCount, root, {}, config_of(a));
+          }))
+        expect(what, me, b.output, want);
     }
   }
 }
@@ -249,12 +288,17 @@ void test_type(iris::Workspace& ws, const char* type) {
 // before read there, so a rank that ran ahead of another's part would read
 // stale data or clobber live data (and the race detector would see it). The
 // values stay exact in f32 (W³ × 112 at most). Twice, on the same buffers.
+// On several nodes, the algorithms that load from peers give way to push and
+// the ring.
 void test_back_to_back(iris::Workspace& ws) {
   iris::Rank& rank = ws.rank();
   const int me = rank.rank(), world = rank.world_size();
   const std::size_t count = kBlockCount * static_cast<std::size_t>(world);
   Buffers<float> b{rank, count};
-  auto config = [](Algorithm a) {
+  const bool across = several_nodes(rank);
+  auto config = [across](Algorithm a) {
+    if (across && a == Algorithm::one_shot) a = Algorithm::push;
+    if (across && a == Algorithm::two_shot) a = Algorithm::ring;
     iris::ccl::Config c = config_of(a);
     c.compare_calls = false;
     return c;
@@ -279,7 +323,7 @@ void test_back_to_back(iris::Workspace& ws) {
     iris::ccl::all_gather(ws, y, x, count, {}, config(Algorithm::one_shot));           // x = W³ S again
     iris::ccl::all_to_all(ws, x, y, count, {}, config(Algorithm::push));  // y: W copies of block me of x
     iris::ccl::broadcast(ws, y, count, world - 1, {}, config(Algorithm::one_shot));  // rank W-1's y
-    iris::ccl::barrier(ws, {}, config(Algorithm::one_shot));
+    iris::ccl::barrier(ws, {}, config_of(Algorithm::one_shot));
     rank.barrier();
     expect("back to back, round " + std::to_string(round) + " on " + std::to_string(world) + " rank(s)", me, y,
            want);
@@ -289,7 +333,8 @@ void test_back_to_back(iris::Workspace& ws) {
 
 // barrier: rank 0 arrives late (after a sleep, having set a flag in its heap
 // to 1); no rank may leave the call before it has arrived, so every rank reads
-// the flag as 1 after the call (through rank 0's heap: ranks may be processes).
+// the flag as 1 after the call (through rank 0's heap: ranks may be processes;
+// the ranks of rank 0's node, whose heap takes host reads).
 // Without the comparison of the calls (a host rendezvous), only the kernel's
 // finish() holds the ranks.
 void test_barrier(iris::Workspace& ws) {
@@ -304,6 +349,11 @@ void test_barrier(iris::Workspace& ws) {
     sample::fill(arrived, std::int32_t{1}, 1);
   }
   iris::ccl::barrier(ws, {}, config);
+  if (rank.device_context().node_first != 0) {  // rank 0 is far: its heap takes no host reads
+    rank.barrier();
+    rank.free(arrived);
+    return;
+  }
   // On the GPU the read waits for the barrier's kernel: the same stream.
   const bool late_seen = sample::read(rank.translate(arrived, 0), 1)[0] == 1;
   {
@@ -321,7 +371,7 @@ void test_barrier(iris::Workspace& ws) {
 // The selection table: for every collective, world size, element size and
 // message size (in place too, for all_reduce), a row matches, with an
 // algorithm the collective has (and that works in place where it must) and a
-// compiled tile.
+// compiled tile; on several nodes, an algorithm that crosses them.
 void test_selection() {
   using iris::ccl::Collective;
   for (Collective c : {Collective::all_reduce, Collective::all_gather, Collective::reduce_scatter,
@@ -329,19 +379,21 @@ void test_selection() {
     for (int world = 1; world <= 16; ++world) {
       for (std::size_t element : {2, 4, 8}) {
         for (std::size_t bytes = 0; bytes <= (std::size_t{16} << 30); bytes = bytes * 2 + 512) {
-          for (bool in_place : {false, c == Collective::all_reduce}) {
-            const iris::ccl::Selection row = iris::ccl::select(c, world, element, bytes, in_place);
+          for (bool in_place : {false, c == Collective::all_reduce})
+          for (bool across : {false, world > 1}) {
+            const iris::ccl::Selection row = iris::ccl::select(c, world, element, bytes, in_place, across);
             const bool matches = row.collective == c && world <= row.max_world && bytes <= row.max_bytes;
             const bool usable = iris::ccl::offers(c, row.algorithm) &&
                                 (!in_place || iris::ccl::works_in_place(c, row.algorithm)) &&
+                                (!across || iris::ccl::crosses_nodes(c, row.algorithm)) &&
                                 std::find(std::begin(iris::ccl::kBlocks), std::end(iris::ccl::kBlocks), row.block) !=
                                     std::end(iris::ccl::kBlocks);
             ++checks;
             if (matches && usable) continue;
             if (failures++ < 40) {
-              std::fprintf(stderr, "FAILED selection: %s on %d rank(s), %zu-byte elements, %zu bytes%s: %s, block %d\n",
+              std::fprintf(stderr, "FAILED selection: %s on %d rank(s), %zu-byte elements, %zu bytes%s%s: %s, block %d\n",
                            iris::ccl::name_of(c), world, element, bytes, in_place ? " in place" : "",
-                           iris::ccl::name_of(row.algorithm), row.block);
+                           across ? " across nodes" : "", iris::ccl::name_of(row.algorithm), row.block);
             }
           }
         }

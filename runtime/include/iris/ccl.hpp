@@ -131,6 +131,13 @@ constexpr bool offers(Collective collective, Algorithm a) {
     default: return a == Algorithm::one_shot || a == Algorithm::push;
   }
 }
+// Whether algorithm `a` of `collective` runs on a world of several nodes: its
+// kernel is a `multinode kernel` of ccl_kernels.iris (push and the ring put and
+// wait on local flags; the barrier only completes), where one_shot and
+// two_shot load from their peers, which only near ranks allow.
+constexpr bool crosses_nodes(Collective collective, Algorithm a) {
+  return a == Algorithm::push || a == Algorithm::ring || collective == Collective::barrier;
+}
 constexpr bool works_in_place(Collective collective, Algorithm a) {
   return collective == Collective::all_reduce && (a == Algorithm::push || a == Algorithm::two_shot);
 }
@@ -166,8 +173,10 @@ inline constexpr std::size_t kAnySize = SIZE_MAX;
 inline constexpr std::size_t kKiB = 1024, kMiB = 1024 * kKiB;
 
 // What Algorithm::automatic picks: the first row that matches (and, in place,
-// whose algorithm works in place). Every collective ends with a row that
-// matches anything, in place too. The thresholds are placeholders, to be
+// whose algorithm works in place; on a world of several nodes, whose algorithm
+// crosses nodes). Every collective has a row that matches anything, in place
+// too, and one that crosses nodes: the last rows of all_reduce and
+// reduce_scatter are reached only on several nodes. The thresholds are placeholders, to be
 // measured on the GPU machine (scripts/multi-gpu.sh runs bench/nccl_bench:
 // every algorithm and the automatic choice against NCCL): what
 // docs/performance.md says so far is that loads are latency-bound where stores
@@ -182,9 +191,11 @@ inline constexpr Selection kSelectionTable[] = {
     {Collective::all_reduce, kAnyWorld, kAnyType, 256 * kMiB, Algorithm::two_shot, 4096},
     {Collective::all_reduce, kAnyWorld, kAnyType, kAnySize, Algorithm::ring, 4096},
     {Collective::all_reduce, kAnyWorld, kAnyType, kAnySize, Algorithm::two_shot, 4096},
+    {Collective::all_reduce, kAnyWorld, kAnyType, kAnySize, Algorithm::push, 4096},
     {Collective::all_gather, kAnyWorld, kAnyType, kAnySize, Algorithm::push, 1024},
     {Collective::reduce_scatter, kAnyWorld, kAnyType, 1 * kMiB, Algorithm::push, 1024},
     {Collective::reduce_scatter, kAnyWorld, kAnyType, kAnySize, Algorithm::one_shot, 4096},
+    {Collective::reduce_scatter, kAnyWorld, kAnyType, kAnySize, Algorithm::push, 4096},
     {Collective::all_to_all, kAnyWorld, kAnyType, kAnySize, Algorithm::push, 1024},
     {Collective::broadcast, kAnyWorld, kAnyType, 1 * kMiB, Algorithm::one_shot, 1024},
     {Collective::broadcast, kAnyWorld, kAnyType, kAnySize, Algorithm::push, 4096},
@@ -192,11 +203,12 @@ inline constexpr Selection kSelectionTable[] = {
 };
 
 constexpr Selection select(Collective collective, int world, std::size_t element_bytes, std::size_t bytes,
-                           bool in_place = false) {
+                           bool in_place = false, bool several_nodes = false) {
   for (const Selection& row : kSelectionTable) {
     if (row.collective == collective && world <= row.max_world &&
         (row.element_bytes == kAnyType || row.element_bytes == element_bytes) && bytes <= row.max_bytes &&
-        (!in_place || works_in_place(collective, row.algorithm))) {
+        (!in_place || works_in_place(collective, row.algorithm)) &&
+        (!several_nodes || crosses_nodes(collective, row.algorithm))) {
       return row;
     }
   }
@@ -311,6 +323,15 @@ Plan checked_plan(const Rank& rank, const Call& call, const Config& config, bool
     fail(op, "root = " + std::to_string(call.root) + " is not a rank of the " + std::to_string(world) +
                  "-rank world");
   }
+  const int node_size = rank.device_context().node_size;
+  const bool several_nodes = node_size < world;
+  if (several_nodes && config.algorithm != Algorithm::automatic &&
+      !crosses_nodes(call.collective, config.algorithm)) {
+    fail(op, std::string("config.algorithm = ") + name_of(config.algorithm) +
+                 " loads from the peers' memory, which only ranks of one node share, and this world's " +
+                 std::to_string(world) + " ranks are on nodes of " + std::to_string(node_size) +
+                 ": use push" + (call.collective == Collective::all_reduce ? ", ring" : "") + " or automatic");
+  }
 
   const Plan requested{config.algorithm, config.block};
   auto listed = buffers(requested);
@@ -321,7 +342,7 @@ Plan checked_plan(const Rank& rank, const Call& call, const Config& config, bool
     for (auto j = std::next(i); j != listed.end(); ++j)
       in_place = in_place || overlap(*i, *j, call.element_bytes);
   const Selection row = select(call.collective, world, call.element_bytes, call.count * call.element_bytes,
-                               in_place && call.collective == Collective::all_reduce);
+                               in_place && call.collective == Collective::all_reduce, several_nodes);
   const Plan plan{config.algorithm == Algorithm::automatic ? row.algorithm : config.algorithm,
                   config.block == 0 ? row.block : config.block};
   if (call.count == 0) return plan;

@@ -34,10 +34,12 @@ namespace iris {
 // streams at once. Not copyable.
 class Workspace {
  public:
-  // Collective: allocates and zeroes the synchronisation words, then a host barrier.
+  // Collective: allocates and zeroes the synchronisation words (2 + world_size:
+  // finish() of iris/ccl.iris), then a host barrier.
   explicit Workspace(Rank& rank) : rank_(rank) {
-    sync_ = rank.allocate<std::int64_t>(2);
-    zero(sync_, 2 * sizeof(std::int64_t));
+    const std::size_t words = 2 + static_cast<std::size_t>(rank.world_size());
+    sync_ = rank.allocate<std::int64_t>(words);
+    zero(sync_, words * sizeof(std::int64_t));
     rank.barrier();
   }
   // Collective: a host barrier (the last call has completed on every rank), then
@@ -111,7 +113,7 @@ class Workspace {
   }
 
   Rank& rank_;
-  std::int64_t* sync_ = nullptr;  // finish()'s two words: a count, the epoch
+  std::int64_t* sync_ = nullptr;  // finish()'s words: a count, the epoch, the far ranks' epochs
   std::int64_t* flags_ = nullptr;
   std::size_t flag_count_ = 0;
   void* scratch_ = nullptr;
