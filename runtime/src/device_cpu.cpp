@@ -28,7 +28,9 @@ const char* cmp_text(Cmp op) {
 // Sets the rank's activity word for the lifetime of the object, back to running after.
 class ActivityScope {
  public:
-  ActivityScope(ThreadWorld& w, int r, Activity a, std::uint64_t count) : w_(w), r_(r) { w_.set_activity(r_, a, count); }
+  ActivityScope(ThreadWorld& w, int r, Activity a, std::uint64_t count) : w_(w), r_(r) {
+    w_.set_activity(r_, a, count);
+  }
   ~ActivityScope() { w_.set_activity(r_, Activity::running, 0); }
   ActivityScope(const ActivityScope&) = delete;
   ActivityScope& operator=(const ActivityScope&) = delete;
