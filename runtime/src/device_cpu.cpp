@@ -295,6 +295,19 @@ void check_access(const DeviceContext& ctx, const void* lowest, const void* high
   detail::report(file, line, ctx, program_id, what);
 }
 
+void detail::check_near(const DeviceContext& ctx, const void* p, std::size_t bytes, const char* file, int line,
+                        int program_id) {
+  if (detail::one_node(ctx)) return;
+  const int r = detail::far_rank_of(ctx, p);
+  if (r < 0) return;
+  detail::Text what;
+  what.add("access of ").add_unsigned(bytes).add(" bytes at offset ").add_unsigned(detail::far_offset(ctx, r, p));
+  what.add(" of rank ").add(static_cast<long long>(r)).add("'s heap: rank ").add(static_cast<long long>(r));
+  what.add(" is on another node, whose memory takes no loads and stores (reach it with put and get, or guard the ");
+  what.add("access with near(r))");
+  detail::report(file, line, ctx, program_id, what);
+}
+
 int check_rank(const DeviceContext& ctx, int r, const char* file, int line, int program_id) {
   if (r < 0 || r >= ctx.world_size) {
     detail::Text what;

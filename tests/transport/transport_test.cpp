@@ -305,6 +305,35 @@ void check_atomics(iris::Rank& r, const iris::Program& p, Tally& t) {
   r.barrier();
 }
 
+// Checked builds: a plain load from a far rank is an error naming its .iris
+// line (printed on stderr too), a remote load from the same place is not.
+void check_checked_mode(iris::Rank& r, const iris::Program& p, Tally& t) {
+  const int n = r.world_size(), me = r.rank();
+  int* word = r.allocate<int>(1);
+  *word = 1000 + me;
+  const long offset = reinterpret_cast<char*>(word) - p.ctx.heap_bases[me];
+  r.barrier();
+  iris::launch(p.ctx, 1, [&](int, int) {
+    const iris::Checked at{p, "far.iris", 9};
+    for (int o = 0; o < n; ++o) {
+      int* there = iris::translate_to(p, word, o, at);
+      t.expect(iris::remote_load(p, there, iris::NoMask{}, iris::NoOther{}, at) == 1000 + o, "checked get", o, 0);
+      std::string error;
+      try {
+        t.expect(iris::load(there, iris::NoMask{}, iris::NoOther{}, at) == 1000 + o, "checked load", o, 0);
+      } catch (const iris::Error& e) {
+        error = e.what();
+      }
+      const std::string far = "far.iris:9: error: access of 4 bytes at offset " + std::to_string(offset) + " of rank " +
+                              std::to_string(o) + "'s heap: rank " + std::to_string(o) +
+                              " is on another node, whose memory takes no loads and stores (reach it with put and "
+                              "get, or guard the access with near(r)) (rank " + std::to_string(me) + ", program 0)";
+      t.expect(error == (iris::near(p, o) ? "" : far), "checked load's error", o, 0);
+    }
+  });
+  r.barrier();
+}
+
 void check_all(iris::Rank& r, Tally& t) {
   const iris::Program p = program_of(r);
   const int per_node = p.ctx.node_size;
@@ -313,6 +342,7 @@ void check_all(iris::Rank& r, Tally& t) {
   check_put_signal_ring(r, p, t);
   check_put_signal_gather(r, p, t);
   check_atomics(r, p, t);
+  check_checked_mode(r, p, t);
 }
 
 }  // namespace

@@ -197,6 +197,12 @@ void far_compare_swap(const DeviceContext& ctx, int rank, std::uint64_t offset, 
 void far_accumulate(const DeviceContext& ctx, int rank, std::uint64_t offset, FarOp op, FarElement type,
                     const void* value);
 
+// Checked mode, in front of every access but the remote ones (ops/transport.hpp):
+// the access's lowest active element at p (of `bytes` bytes) is not in a far
+// rank's heap, which takes no loads and stores.
+void check_near(const DeviceContext& ctx, const void* p, std::size_t bytes, const char* file, int line,
+                int program_id);
+
 // Checked-mode helper behind translate_checked.
 void check_translate(const DeviceContext& ctx, const void* p, int to_rank, const char* file, int line,
                      int program_id);

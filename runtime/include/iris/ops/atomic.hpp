@@ -41,10 +41,11 @@ IRIS_HD T atomic_apply(T* p, T v) {
 // scalar pointer, per element of a pointer tile. `op(p, j)` makes element j's
 // on p and returns the old value; the result collects them (T{} where nothing
 // happened) in layout L, that of the operands (void for a scalar pointer).
-// Checked builds tell the race detector what each one orders.
-template <Sem S, Scope Sc, class L, class P, class M, class C, class Op>
+// Checked builds check the access as A (remote: the far path of
+// ops/transport.hpp) and tell the race detector what each one orders.
+template <Sem S, Scope Sc, class L, Access A = Access::atomic, class P, class M, class C, class Op>
 IRIS_HD auto atomic_each(const P& ptr, const M& mask, const C& check, Op op) {
-  check_memory<Access::atomic>(check, ptr, mask);
+  check_memory<A>(check, ptr, mask);
   const auto one = [&](auto* p, int j) {
     before_atomic_write<S, Sc>(check, p);
     const auto old = op(p, j);

@@ -59,8 +59,9 @@ IRIS_HD void for_each_active(const P& ptr, const M& mask, F f) {
   }
 }
 
-// How an operation touches memory.
-enum class Access { load, store, atomic };
+// How an operation touches memory. Remote accesses (ops/transport.hpp) may
+// reach far ranks, which the others may not.
+enum class Access { load, store, atomic, remote };
 
 // The reductions of check_memory, as named types so that every access of every
 // kernel shares one instantiation of block_reduce (each one reserves its own
@@ -74,8 +75,9 @@ struct HigherAddress {
 
 // Checked builds, in front of every access: the bounds of the whole access (its
 // lowest and highest active elements, over all threads of the instance; the rule
-// is in iris/checked.hpp), then, for plain loads and stores, each element against
-// the target's race detector (the CPU's; none on the GPU). Every thread of the
+// is in iris/checked.hpp), on the CPU that it is near unless it is remote, then,
+// for plain loads and stores, each element against the target's race detector
+// (the CPU's; none on the GPU). Every thread of the
 // instance calls it, before any early return. Unchecked builds compile it to
 // nothing.
 template <Access A, class C, class P, class M = NoMask>
@@ -95,7 +97,13 @@ IRIS_HD void check_memory(const C& check, const P& ptr, const M& mask = {}) {
     const Program& program = check.program;
     check_access(program.ctx, reinterpret_cast<const void*>(lowest), reinterpret_cast<const void*>(highest),
                  sizeof(pointee_t<P>), check.file, check.line, program.linear_id());
-    if constexpr (A != Access::atomic) {
+#if !IRIS_GPU
+    // The CPU target's worlds of several nodes (the GPU's are one node).
+    if constexpr (A != Access::remote)
+      detail::check_near(program.ctx, reinterpret_cast<const void*>(lowest), sizeof(pointee_t<P>), check.file,
+                         check.line, program.linear_id());
+#endif
+    if constexpr (A == Access::load || A == Access::store) {
       for_each_active(ptr, mask, [&](const auto* p) {
         detail::race_check(program.ctx, p, sizeof(pointee_t<P>), A == Access::store, check.file, check.line,
                            program.linear_id());

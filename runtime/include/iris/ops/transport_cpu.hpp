@@ -60,7 +60,7 @@ void for_each_far_run(const DeviceContext& ctx, const P& ptr, const M& mask, OnN
 
 template <class P, class X, class M, class C>
 void far_store(const DeviceContext& ctx, const P& ptr, const X& value, const M& mask, const C& check) {
-  check_memory<Access::store>(check, ptr, mask);
+  check_memory<Access::remote>(check, ptr, mask);
   if constexpr (std::is_pointer_v<P>) {
     using T = std::remove_pointer_t<P>;
     if (!mask_at(mask, 0)) return;
@@ -83,7 +83,7 @@ void far_store(const DeviceContext& ctx, const P& ptr, const X& value, const M& 
 // A get sees the rank's own earlier puts: they are completed first.
 template <class P, class M, class O, class C>
 auto far_load(const DeviceContext& ctx, const P& ptr, const M& mask, const O& other, const C& check) {
-  check_memory<Access::load>(check, ptr, mask);
+  check_memory<Access::remote>(check, ptr, mask);
   if (tls_unfinished_puts != nullptr) complete_puts();
   using T = pointee_t<P>;
   if constexpr (std::is_pointer_v<P>) {
@@ -164,7 +164,7 @@ T far_rmw(const DeviceContext& ctx, int r, T* p, T v) {
 
 template <AtomicOp Op, Sem S, Scope Sc, class P, class X, class M, class C>
 auto far_atomic_rmw(const DeviceContext& ctx, const P& ptr, const X& value, const M& mask, const C& check) {
-  return atomic_each<S, Sc, common_layout_t<P, X, M>>(ptr, mask, check, [&](auto* p, int j) {
+  return atomic_each<S, Sc, common_layout_t<P, X, M>, Access::remote>(ptr, mask, check, [&](auto* p, int j) {
     using T = std::remove_pointer_t<decltype(p)>;
     const T v = static_cast<T>(elem(value, j));
     const int r = far_rank_of(ctx, p);
@@ -175,7 +175,7 @@ auto far_atomic_rmw(const DeviceContext& ctx, const P& ptr, const X& value, cons
 template <Sem S, Scope Sc, class P, class E, class X, class C>
 auto far_atomic_compare_exchange(const DeviceContext& ctx, const P& ptr, const E& compare, const X& value,
                                  const C& check) {
-  return atomic_each<S, Sc, common_layout_t<P, E, X>>(ptr, NoMask{}, check, [&](auto* p, int j) {
+  return atomic_each<S, Sc, common_layout_t<P, E, X>, Access::remote>(ptr, NoMask{}, check, [&](auto* p, int j) {
     using T = std::remove_pointer_t<decltype(p)>;
     const T expected = static_cast<T>(elem(compare, j)), desired = static_cast<T>(elem(value, j));
     const int r = far_rank_of(ctx, p);
@@ -190,7 +190,7 @@ auto far_atomic_compare_exchange(const DeviceContext& ctx, const P& ptr, const E
 
 template <Sem S, Scope Sc, class P, class C>
 auto far_atomic_read(const DeviceContext& ctx, const P& ptr, const C& check) {
-  check_memory<Access::atomic>(check, ptr);
+  check_memory<Access::remote>(check, ptr);
   const auto one = [&](auto* p) {
     using T = std::remove_pointer_t<decltype(p)>;
     T value;
@@ -231,7 +231,7 @@ void far_write(const DeviceContext& ctx, T* p, FarOp op, T v) {
 
 template <Sem S, Scope Sc, class P, class X, class C>
 void far_atomic_write(const DeviceContext& ctx, const P& ptr, const X& value, const C& check) {
-  check_memory<Access::atomic>(check, ptr);
+  check_memory<Access::remote>(check, ptr);
   const auto one = [&](auto* p, int j) {
     using T = std::remove_pointer_t<decltype(p)>;
     before_atomic_write<S, Sc>(check, p);
@@ -248,7 +248,7 @@ void far_atomic_write(const DeviceContext& ctx, const P& ptr, const X& value, co
 
 template <bool Add, Sem S, Scope Sc, class T, class X, class C>
 void far_raise_signal(const DeviceContext& ctx, T* ptr, const X& value, const C& check) {
-  check_memory<Access::atomic>(check, ptr);
+  check_memory<Access::remote>(check, ptr);
   before_atomic_write<S, Sc>(check, ptr);
   far_write<S, Sc>(ctx, ptr, Add ? FarOp::sum : FarOp::replace, static_cast<T>(value));
 }
