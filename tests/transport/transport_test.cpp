@@ -14,6 +14,7 @@
 // or "transport: N checks on M ranks, K wrong". The exit status is 0 when nothing failed.
 #include <mpi.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -29,7 +30,7 @@ using iris::Sem;
 
 namespace {
 
-constexpr std::size_t kHeap = 1 << 20;
+constexpr std::size_t kHeap = std::size_t{8} << 20;
 constexpr int kTile = 16;      // masked tiles: runs of several elements with gaps
 constexpr int kLong = 1 << 15;  // a tile put in one piece, past MPI's eager limits (64 KiB on TCP)
 constexpr int kRounds = 20;    // messages around the ring
@@ -205,6 +206,41 @@ void check_put_signal_gather(iris::Rank& r, const iris::Program& p, Tally& t) {
   r.barrier();
 }
 
+// A release completes the rank's puts, a release to a near rank too: rank 0
+// puts a long message to the first far rank, raises a flag of its node's next
+// member with a plain release signal, and then spins without calling MPI until
+// that member has got the message from the far rank (the other ranks wait in a
+// host barrier, which lets MPI progress). A put that the release had left
+// incomplete would not arrive: osc pt2pt sends the rest of a long put only
+// when its origin calls MPI.
+void check_release_completes_puts(iris::Rank& r, const iris::Program& p, Tally& t) {
+  const int me = r.rank(), far = p.ctx.node_first + p.ctx.node_size, reader = 1;
+  int* message_box = r.allocate<int>(kMessage);
+  auto* flag = r.allocate<std::uint32_t>(1);  // reader's: the message is on its way
+  auto* got = r.allocate<std::uint32_t>(1);   // rank 0's: the reader has read it
+  r.barrier();
+  const bool two_nodes = p.ctx.node_first == 0 && p.ctx.node_size > 1 && far < r.world_size();
+  iris::launch(p.ctx, 1, [&](int, int) {
+    if (!two_nodes) return;
+    const iris::ContigPtrs<int, kMessage> box{message_box};
+    if (me == 0) {
+      iris::Tile<int, kMessage> out;
+      for (int k = 0; k < kMessage; ++k) out.v[k] = message(me, far, k);
+      iris::remote_store(p, iris::translate_to(p, box, far), out);
+      iris::raise_signal<false, Sem::release, Scope::sys>(iris::translate_to(p, flag, reader), std::uint32_t(1));
+      while (std::atomic_ref<std::uint32_t>(*got).load(std::memory_order_acquire) == 0) {
+      }
+    } else if (me == reader) {
+      iris::wait_until<Sem::acquire, Scope::sys>(flag, Cmp::eq, std::uint32_t(1));
+      const auto message_got = iris::remote_load(p, iris::translate_to(p, box, far));
+      for (int k = 0; k < kMessage; ++k)
+        t.expect(message_got.v[k] == message(0, far, k), "put before a release", far, k);
+      iris::raise_signal<false, Sem::release, Scope::sys>(iris::translate_to(p, got, 0), std::uint32_t(1));
+    }
+  });
+  r.barrier();
+}
+
 // The atomics of every rank on the words of every rank (its own included),
 // then the totals read back with atomic reads.
 struct Words {
@@ -341,6 +377,7 @@ void check_all(iris::Rank& r, Tally& t) {
   check_put_get(r, p, t);
   check_put_signal_ring(r, p, t);
   check_put_signal_gather(r, p, t);
+  check_release_completes_puts(r, p, t);
   check_atomics(r, p, t);
   check_checked_mode(r, p, t);
 }
