@@ -34,6 +34,7 @@ void for_each_far_run(const DeviceContext& ctx, const P& ptr, const M& mask, OnN
   if (!L::active()) return;
   int rank = -1, start = 0, count = 0;
   Pointer first = nullptr;
+  std::uintptr_t slot_end = 0;  // of the run's rank
   const auto end_run = [&] {
     if (count > 0) on_far(rank, first, start, count);
     count = 0;
@@ -44,16 +45,19 @@ void for_each_far_run(const DeviceContext& ctx, const P& ptr, const M& mask, OnN
       continue;
     }
     const Pointer p = ptr[j];
+    // The next element of the run, in the same slot: no need to find its rank.
+    if (count > 0 && p == first + count && reinterpret_cast<std::uintptr_t>(p) < slot_end) {
+      ++count;
+      continue;
+    }
+    end_run();
     const int r = far_rank_of(ctx, p);
     if (r < 0) {
-      end_run();
       on_near(p, j);
-    } else if (count > 0 && r == rank && p == first + count) {
-      ++count;
-    } else {
-      end_run();
-      rank = r, first = p, start = j, count = 1;
+      continue;
     }
+    rank = r, first = p, start = j, count = 1;
+    slot_end = reinterpret_cast<std::uintptr_t>(ctx.heap_bases[r]) + ctx.heap_size;
   }
   end_run();
 }
@@ -70,13 +74,21 @@ void far_store(const DeviceContext& ctx, const P& ptr, const X& value, const M& 
   } else {
     using T = std::remove_pointer_t<typename P::value_type>;
     using L = common_layout_t<P, X, M>;
-    T values[L::per_thread];
-    for (int j = 0; j < L::per_thread; ++j) values[j] = static_cast<T>(elem(value, j));
-    for_each_far_run(
-        ctx, ptr, mask, [&](T* p, int j) { *p = values[j]; },
-        [&](int r, T* first, int j, int count) {
-          far_put(ctx, r, far_offset(ctx, r, first), &values[j], sizeof(T) * static_cast<std::size_t>(count));
-        });
+    // The elements as T, in order: the tile itself where it holds them so.
+    const auto put_runs = [&](const T* values) {
+      for_each_far_run(
+          ctx, ptr, mask, [&](T* p, int j) { *p = values[j]; },
+          [&](int r, T* first, int j, int count) {
+            far_put(ctx, r, far_offset(ctx, r, first), &values[j], sizeof(T) * static_cast<std::size_t>(count));
+          });
+    };
+    if constexpr (std::is_same_v<X, Tile<T, P::size, L>>) {
+      put_runs(value.v);
+    } else {
+      T values[L::per_thread];
+      for (int j = 0; j < L::per_thread; ++j) values[j] = static_cast<T>(elem(value, j));
+      put_runs(values);
+    }
   }
 }
 
@@ -96,7 +108,8 @@ auto far_load(const DeviceContext& ctx, const P& ptr, const M& mask, const O& ot
   } else {
     using L = common_layout_t<P, M, O>;
     Tile<T, P::size, L> out;
-    for (int j = 0; j < L::per_thread; ++j) out.v[j] = other_at<T>(other, j);
+    if constexpr (!std::is_same_v<M, NoMask>)  // (without a mask every element is read)
+      for (int j = 0; j < L::per_thread; ++j) out.v[j] = other_at<T>(other, j);
     for_each_far_run(
         ctx, ptr, mask, [&](const T* p, int j) { out.v[j] = *p; },
         [&](int r, const T* first, int j, int count) {
