@@ -1,4 +1,4 @@
-# iris_add_kernels(<target> [PLATFORM cpu|nvidia|amd] [CHECKED] [RUNTIME <library>]
+# iris_add_kernels(<target> [PLATFORM cpu|nvidia|amd] [CHECKED] [TRACE] [RUNTIME <library>]
 #                  <file.iris>... [SOURCES <host source>...])
 #
 # The one build rule for .iris files, used by this project's samples and tests
@@ -19,7 +19,10 @@
 # CPU) data races at run time (irisc --checked); it also defines
 # IRIS_FUSED_CHECKED=1 and IRIS_CCL_CHECKED=1 for the target, so that the fused
 # operations (<iris/fused.hpp>) and the collectives (<iris/ccl.hpp>) run their
-# checked kernels there. RUNTIME links another
+# checked kernels there. TRACE generates code that records spans of each
+# kernel, wait, signal, barrier, remote access, dot loop and epilogue (irisc
+# --trace), which a run writes as a Perfetto trace where the environment
+# variable IRIS_TRACE names a file (docs/debugging.md). RUNTIME links another
 # runtime library instead of the platform's: Iris::runtime_gpu_mpi for run_mpi,
 # a sanitizer build of the runtime.
 #
@@ -191,7 +194,7 @@ function(_iris_platform_amd target dir sources)
 endfunction()
 
 function(iris_add_kernels target)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "CHECKED" "PLATFORM;RUNTIME" "SOURCES")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "CHECKED;TRACE" "PLATFORM;RUNTIME" "SOURCES")
   set(platform ${ARG_PLATFORM})
   if(NOT platform)
     set(platform ${IRIS_PLATFORM})
@@ -215,6 +218,9 @@ function(iris_add_kernels target)
   if(ARG_CHECKED)
     list(APPEND flags --checked)
     target_compile_definitions(${target} PRIVATE IRIS_FUSED_CHECKED=1 IRIS_CCL_CHECKED=1)
+  endif()
+  if(ARG_TRACE)
+    list(APPEND flags --trace)
   endif()
   _iris_compiler_dependencies(compiler)
   set(headers)

@@ -6,7 +6,8 @@
 # consumer project (tests/fused_consumer, built by ctest's package.fused.nvidia), then every GPU sample
 # with --validate for 1, 2 and 4 ranks, as threads of one process (sample_<name>_gpu,
 # run_threads) and as one process per rank under mpirun (sample_<name>_gpu_mpi,
-# run_mpi; the collectives' validation too). Prints a pass/fail table and exits
+# run_mpi; the collectives' validation too), and the traces of the multinode
+# sample built with TRACE (threads and mpirun). Prints a pass/fail table and exits
 # non-zero if anything failed, timed out or is missing.
 #
 # It only runs programs of an existing build tree (made elsewhere with nvcc, see
@@ -99,6 +100,14 @@ for name in "${samples[@]}"; do
     run "$name" threads "$ranks" "$build/samples/sample_${name%%.*}_gpu" --ranks "$ranks" "${args[@]}"
   done
 done
+# Device traces (docs/debugging.md): the multinode sample built with TRACE, the
+# trace of each run checked against its .iris sources (tests/trace/check_trace.py).
+trace_check=(python3 tests/trace/check_trace.py --sources . --sources runtime/include --expect kernel --expect store
+             --expect put_signal --expect wait_until --expect dot_loop --expect epilogue)
+for ranks in $ranks_list; do
+  run trace threads "$ranks" "${trace_check[@]}" --trace "$logs/trace.threads.$ranks.json" --ranks "$ranks" -- \
+    "$build/tests/gpu/sample_multinode_gpu_traced" --ranks "$ranks" --size 1000,4097 --validate
+done
 if [ "${NO_MPI:-0}" != 1 ]; then
   if ! command -v "$mpirun" >/dev/null 2>&1; then
     echo "gpu-check: $mpirun not found (set MPIRUN, or NO_MPI=1 to skip the MPI rows)" >&2
@@ -115,6 +124,11 @@ if [ "${NO_MPI:-0}" != 1 ]; then
         run "$name" mpi "$ranks" "$mpirun" "${mpirun_flags[@]}" -np "$ranks" \
           "$build/samples/sample_${name%%.*}_gpu_mpi" "${args[@]}"
       done
+    done
+    for ranks in $ranks_list; do
+      run trace mpi "$ranks" "${trace_check[@]}" --trace "$logs/trace.mpi.$ranks.json" --ranks "$ranks" -- \
+        "$mpirun" "${mpirun_flags[@]}" -np "$ranks" -x IRIS_TRACE "$build/tests/gpu/sample_multinode_gpu_traced_mpi" \
+        --size 1000,4097 --validate
     done
   fi
 fi

@@ -17,6 +17,7 @@
 // directive so that C++ compiler errors and debuggers point into the .iris
 // file.
 #include "irisc/emit.h"
+#include "irisc/trace_points.h"
 #include "irisc/tir_walk.h"
 
 #include <fmt/format.h>
@@ -145,8 +146,8 @@ std::string known_cpp(const TirValue& v, bool more) {
 
 class Printer {
  public:
-  Printer(const TirModule& m, const llvm::SourceMgr& sources, llvm::raw_ostream& out)
-      : m_(m), sources_(sources), out_(out) {}
+  Printer(const TirModule& m, const llvm::SourceMgr& sources, llvm::raw_ostream& out, const EmitOptions& options)
+      : m_(m), sources_(sources), out_(out), trace_(options.trace) {}
 
   void module() {
     out_ << fmt::format(
@@ -212,6 +213,7 @@ class Printer {
     module_ = module;
     file_ = c_string(module ? module->source_name : m_.source_name);
     cpp_ = Spelling();
+    if (trace_) trace_file(module);
     for (const TirConstant& c : m_.constants)
       if (c.module == module)
         out_ << fmt::format("\ninline constexpr {} {} = {};\n", cpp_.type(c.var->type), c.var->cpp_name, c.value);
@@ -221,6 +223,20 @@ class Printer {
     const std::vector<const TirFunction*> order = callees_first(module, callees);
     declare_later_callees(order, callees);
     for (const TirFunction* f : order) f->is_kernel ? kernel(*f) : device_function(*f);
+  }
+
+  // --trace: the id of the file's path in the events of its spans, and the
+  // path and the kernels' names for the trace writer (iris/ops/trace.hpp).
+  void trace_file(const TirImportedModule* module) {
+    std::vector<std::string> kernels;
+    for (const TirFunction* f : m_.functions)
+      if (f->is_kernel && f->module == module)
+        kernels.push_back(fmt::format("{{{}, \"{}\"}}", sources_.getLineAndColumn(f->loc).first, c_string(f->name)));
+    out_ << fmt::format(
+        "\ninline constexpr std::uint32_t iris_trace_file = iris::trace_file_id(\"{0}\");\n"
+        "[[maybe_unused]] inline const bool iris_trace_registered =\n"
+        "    iris::detail::register_trace_file(iris_trace_file, \"{0}\", {{{1}}});\n",
+        file_, fmt::join(kernels, ", "));
   }
 
   // The functions of a module (null: the file) in source order, except that
@@ -332,7 +348,12 @@ class Printer {
     out_ << fmt::format("struct {} {{\n", f.cpp_name);
     dynamic_shared_bytes(f);
     out_ << fmt::format("  IRIS_DEVICE static void run({}) ", params(f));
-    block(f.body, 1);
+    std::string span;
+    if (trace_) {
+      span = fmt::format("iris::TraceScope iris_trace_kernel{{iris_program, iris::TraceKind::kernel, iris_trace_file, {}}};\n",
+                         sources_.getLineAndColumn(f.loc).first);
+    }
+    block(f.body, 1, span);
     out_ << "\n\n";
     // What the launch checks: a node-local kernel on a world of several
     // nodes is an error that names it (iris::launch_kernel).
@@ -475,11 +496,68 @@ class Printer {
   }
   void indent(int depth) { out_ << std::string(2 * depth, ' '); }
 
-  void block(const TirStmt* b, int depth) {
+  // A block; `first`, a statement that comes before its own (a span of it).
+  void block(const TirStmt* b, int depth, std::string_view first = {}) {
     out_ << "{\n";
-    for (const TirStmt* s : b->stmts) stmt(s, depth + 1);
+    if (!first.empty()) {
+      indent(depth + 1);
+      out_ << first;
+    }
+    bool in_epilogue = false;
+    for (size_t i = 0; i < b->stmts.size(); ++i) {
+      const TirStmt* s = b->stmts[i];
+      traced_stmt(s, depth + 1);
+      if (trace_ && !in_epilogue && dot_functions_.computes_dot(*s) &&
+          writes_memory({b->stmts.begin() + static_cast<std::ptrdiff_t>(i) + 1, b->stmts.end()})) {
+        in_epilogue = true;
+        indent(depth + 1);
+        out_ << fmt::format("iris::TraceScope iris_trace_{}{{iris_program, iris::TraceKind::epilogue, iris_trace_file, {}}};\n",
+                            traces_++, sources_.getLineAndColumn(b->stmts[i + 1]->loc).first);
+      }
+    }
     indent(depth);
     out_ << "}";
+  }
+
+  // A statement, in a span of its own where a traced build records one
+  // (trace_points.h). The span of an access reads its pointer, which a
+  // variable holds for both.
+  void traced_stmt(const TirStmt* s, int depth) {
+    const TirValue* access = trace_ ? traced_operation(*s) : nullptr;
+    if (!access && !(trace_ && is_dot_loop(*s))) return stmt(s, depth);
+    const std::string span = fmt::format("iris_trace_{}", traces_++);
+    std::string kind = "dot_loop", pointer, signalled;
+    unsigned line = sources_.getLineAndColumn(s->loc).first;
+    // An operand, evaluated once into a variable that the span reads too.
+    const auto hold = [&](const TirValue* v, std::string_view what) {
+      if (v->op == TirOp::Broadcast) v = v->operands[0];
+      std::string name = fmt::format("{}_{}", span, what);
+      indent(depth);
+      out_ << fmt::format("[[maybe_unused]] auto const {} = {};\n", name, expr(v));
+      named_[v] = name;
+      return name;
+    };
+    if (access) {
+      const TirOpInfo& info = tir_op_info(access->op);
+      kind = std::string(info.spelling);
+      line = line_of(access);
+      if (info.has(tir_trait::ReadsMemory) || info.has(tir_trait::WritesMemory)) pointer = hold(access->operands[0], "pointer");
+      if (access->op == TirOp::Signal) signalled = hold(access->operands[1], "value");
+      if (access->op == TirOp::PutSignal) signalled = hold(access->operands[4], "value");
+    }
+    indent(depth);
+    out_ << fmt::format("iris::TraceSpan {}{{iris_program}};\n", span);
+    stmt(s, depth);
+    // What the span shows: the value a wait saw, a signal's peer and value,
+    // an access's peer.
+    std::string what;
+    if (access && access->op == TirOp::WaitUntil) what = fmt::format(", -1, iris::trace_value({})", pointer);
+    else if (!signalled.empty())
+      what = fmt::format(", iris::trace_peer(iris_program, {}), static_cast<std::int64_t>({})", pointer, signalled);
+    else if (!pointer.empty()) what = fmt::format(", iris::trace_peer(iris_program, {})", pointer);
+    indent(depth);
+    out_ << fmt::format("{}.end(iris::TraceKind::{}, iris_trace_file, {}{});\n", span, kind, line, what);
+    named_.clear();
   }
 
   void stmt(const TirStmt* s, int depth) {
@@ -609,6 +687,7 @@ class Printer {
   static std::string order(const MemorySemantics& o) { return fmt::format("iris::Sem::{}, iris::Scope::{}", o.sem, o.scope); }
 
   std::string expr(const TirValue* v) {
+    if (const auto found = named_.find(v); found != named_.end()) return found->second;
     const TirOpInfo& info = tir_op_info(v->op);
     const auto& a = v->operands;
     switch (info.category) {
@@ -767,6 +846,13 @@ class Printer {
   std::string file_;
   Spelling cpp_;  // of the function being printed
   const std::unordered_set<const TirFunction*> needing_shared_ = needing_shared(m_);
+  // --trace: the functions that run a dot, the spans printed so far (for
+  // their names), and the values printed by the name of a variable that holds
+  // them (a traced access's pointer, which its span reads too).
+  const bool trace_;
+  const DotFunctions dot_functions_{m_};
+  int traces_ = 0;
+  std::unordered_map<const TirValue*, std::string> named_;
 };
 
 }  // namespace
@@ -809,8 +895,9 @@ std::string_view access_function(const TirValue& access) {
   throw std::logic_error("C++ printer: unknown memory route");
 }
 
-void emit_cpp(const TirModule& module, const llvm::SourceMgr& sources, llvm::raw_ostream& out) {
-  Printer(module, sources, out).module();
+void emit_cpp(const TirModule& module, const llvm::SourceMgr& sources, llvm::raw_ostream& out,
+              const EmitOptions& options) {
+  Printer(module, sources, out, options).module();
 }
 
 }  // namespace irisc

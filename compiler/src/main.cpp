@@ -62,6 +62,11 @@ cl::opt<bool> checked("checked",
                       cl::desc("With --emit=cpp or tir: check heap accesses, ranks and translations at "
                                "run time, reporting the .iris location"),
                       cl::cat(category));
+cl::opt<bool> trace("trace",
+                    cl::desc("With --emit=cpp: record spans of each kernel, wait, signal, barrier, remote store "
+                             "and atomic, dot loop and epilogue, which a run writes as a Perfetto trace where "
+                             "IRIS_TRACE names a file (docs/debugging.md)"),
+                    cl::cat(category));
 cl::opt<std::string> stop_after("stop-after",
                                 cl::desc("With --emit=tir: print the tile IR after lowering pass <pass> "
                                          "(build, then the passes of lower.cpp in order)"),
@@ -214,7 +219,7 @@ int run(const char* argv0) {
       options.stop_after = stop_after;
       TirModule tir = lower(*result.module, options);
       if (emit == Emit::Tir) print_tir(tir, sources, out);
-      else emit_cpp(tir, sources, out);
+      else emit_cpp(tir, sources, out, EmitOptions{.trace = trace});
       break;
     }
     case Emit::Summary: print_summary(*result.module, input == "-" ? "<stdin>" : input.getValue(), out); break;

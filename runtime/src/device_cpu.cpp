@@ -58,6 +58,11 @@ Transport& transport_of(const DeviceContext& ctx) { return *ctx.barrier->transpo
 
 }  // namespace
 
+TraceBuffer* trace_buffer(const DeviceContext& ctx) {
+  const std::vector<TraceBuffer*>& traces = ctx.barrier->traces;
+  return traces.empty() ? nullptr : traces[static_cast<std::size_t>(ctx.rank)];
+}
+
 thread_local Transport* tls_transport = nullptr;
 thread_local Transport* tls_unfinished_puts = nullptr;
 
@@ -141,17 +146,30 @@ bool wait_poll() {
   return w->moves.load(std::memory_order_seq_cst) == moves;
 }
 
-void wait_deadlock(const void* p, Cmp op, const std::string& value) {
+namespace {
+
+// "the flag, at offset 64 of rank 1's heap, in allocation #2 (...), holds 3".
+std::string flag_report(const DeviceContext& ctx, const void* p, const std::string& seen) {
+  Text place;
+  describe_flag(ctx, p, place);
+  return std::string("the flag, ") + place.buf + ", holds " + seen;
+}
+
+}  // namespace
+
+void wait_deadlock(const void* p, Cmp op, const std::string& value, const std::string& seen) {
   if (Transport* t = tls_transport) {
     std::ostringstream s;
-    s << "iris: hang in wait_until(*" << p << " " << cmp_text(op) << " " << value << ")" << t->hang_report(tls_program);
+    s << "iris: hang in wait_until(*" << p << " " << cmp_text(op) << " " << value << ")" << t->hang_report(tls_program)
+      << "; " << flag_report(t->context_of_rank(), p, seen);
     throw Error(s.str());
   }
   ThreadWorld* w = tls_world;  // a rank's: wait_poll finds no deadlock elsewhere
   std::ostringstream s;
   s << "iris: deadlock in wait_until(*" << p << " " << cmp_text(op) << " " << value << ")"
     << w->wait_location(tls_rank) << " " << where(tls_rank, tls_program)
-    << ": the condition is false and no other rank can change memory any more";
+    << ": the condition is false and no other rank can change memory any more; "
+    << flag_report(w->context(tls_rank), p, seen);
   for (int o = 0; o < w->size; ++o) {
     if (o != tls_rank) s << "; " << w->describe_activity(o);
   }

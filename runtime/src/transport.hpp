@@ -43,6 +43,8 @@ class Transport {
   virtual void wait_begins(const char* file, int line) = 0;
   virtual bool wait_poll() = 0;
   virtual std::string hang_report(int program_id) const = 0;
+  // This rank's DeviceContext, which the report reads the heaps and allocations of.
+  virtual DeviceContext context_of_rank() = 0;
 };
 
 // The world of the calling thread when it is a run_mpi rank's (else null).

@@ -26,6 +26,23 @@ ThreadWorld::ThreadWorld(int size_, std::size_t heap_bytes)
   }
   device_barrier.world = this;
   device_barrier.program_ids = std::vector<std::atomic<int>>(ranks.size());
+  if (trace_options) {
+    trace_buffers.emplace(size, trace_options->events_per_rank);
+    for (int r = 0; r < size; ++r) device_barrier.traces.push_back(trace_buffers->buffer(r));
+  }
+}
+
+void ThreadWorld::finish() {
+  if (!trace_buffers) return;
+  std::vector<RankTrace> traces;
+  for (int r = 0; r < size; ++r) traces.push_back(trace_buffers->take(r));
+  // A failed run's trace is written too: it shows where the ranks were. Its
+  // first error stays the one reported.
+  try {
+    write_trace(trace_options->path, std::move(traces));
+  } catch (const Error&) {
+    if (!first_error) first_error = std::current_exception();
+  }
 }
 
 void ThreadWorld::run_rank(int r, const std::function<void(Rank&)>& body) {

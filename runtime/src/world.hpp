@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,7 @@
 #include "heap_memory.hpp"
 #include "iris/host.hpp"
 #include "race_detector.hpp"
+#include "trace.hpp"
 
 namespace iris {
 namespace detail {
@@ -43,6 +45,9 @@ struct BarrierState {
   alignas(64) std::atomic<int> arrived{0};
   alignas(64) std::atomic<std::uint64_t> generation{0};
   std::vector<std::atomic<int>> program_ids;  // program id each rank arrived with
+  // Each rank's trace buffer while the run records a trace (IRIS_TRACE), by
+  // rank (run_mpi's holds its own rank's only); empty otherwise.
+  std::vector<TraceBuffer*> traces;
 };
 
 namespace detail {
@@ -114,8 +119,9 @@ struct ThreadWorld final : World {
   DeviceContext context(int r) override {
     return {bases.data(), heap_size, r, size, 0, size, &device_barrier, &allocator.table()};
   }
-  // After the rank threads have joined (run_rank_threads): nothing is left running.
-  void finish() {}
+  // After the rank threads have joined (run_rank_threads): nothing is left
+  // running; writes the trace, if the run records one.
+  void finish();
 
   // Records e as the run's error (if it is the first), raises the abort flag, wakes sleepers.
   void abort(std::exception_ptr e);
@@ -143,6 +149,8 @@ struct ThreadWorld final : World {
   std::vector<PerRank> ranks;
   BarrierState device_barrier;
   RaceDetector races;  // checked mode's; the device barrier and host collectives keep its clocks
+  std::optional<TraceSettings> trace_options = trace_settings();
+  std::optional<HostTraceBuffers> trace_buffers;
   std::atomic<bool> aborted{false};
   // How many times a rank's activity has changed (set_activity): unchanged
   // between two reads, nobody entered or left a blocking call in between.

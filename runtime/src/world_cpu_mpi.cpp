@@ -61,6 +61,7 @@
 #include "heap_memory.hpp"
 #include "mpi_start.hpp"
 #include "rank_threads.hpp"
+#include "trace_mpi.hpp"
 #include "transport.hpp"
 #include "world.hpp"
 
@@ -280,6 +281,7 @@ class MpiWorld final : public World, public Transport {
   void wait_begins(const char* file, int line) override;
   bool wait_poll() override;
   std::string hang_report(int program_id) const override;
+  DeviceContext context_of_rank() override { return context(me_); }
 
   // What run_rank_threads asks of a world: its one thread (0) runs this
   // process's rank.
@@ -287,6 +289,9 @@ class MpiWorld final : public World, public Transport {
   void abort(std::exception_ptr e) { error = std::move(e); }
   // Every rank meets the others once more after its body: the end of the run.
   void close();
+  // A failed rank's own events, to IRIS_TRACE's path + ".rank<r>" (the job
+  // ends without the others'): where it was when it failed.
+  void write_own_trace() const;
 
   std::exception_ptr error;  // what left the body, or close()
 
@@ -303,6 +308,8 @@ class MpiWorld final : public World, public Transport {
   std::optional<HeapSlots> slots_;
   MPI_Win window_ = MPI_WIN_NULL;
   BarrierState barrier_state_;
+  std::optional<TraceSettings> trace_options_;  // IRIS_TRACE's, while the run records a trace
+  std::optional<HostTraceBuffers> trace_buffers_;  // this rank's
   std::uint64_t collectives_ = 0, barriers_ = 0;  // host collective calls and device barriers entered
 
   PutBuffers put_buffers_;
@@ -336,7 +343,12 @@ MpiWorld::MpiWorld(const MpiSession& mpi, std::size_t heap_bytes)
   // 1. Settings and heap size.
   std::string failure;
   settings_ = read_settings(failure);
-  agree_step(comm, "reading IRIS_TRANSPORT, IRIS_RANKS_PER_NODE and IRIS_HANG_TIMEOUT", failure);
+  try {
+    trace_options_ = trace_settings();
+  } catch (const Error& e) {
+    failure = e.what();
+  }
+  agree_step(comm, "reading IRIS_TRANSPORT, IRIS_RANKS_PER_NODE, IRIS_HANG_TIMEOUT and IRIS_TRACE_EVENTS", failure);
   {
     std::uint64_t mine[Settings::kWords];
     settings_.to_words(mine);
@@ -448,6 +460,11 @@ MpiWorld::MpiWorld(const MpiSession& mpi, std::size_t heap_bytes)
     IRIS_MPI(MPI_Win_lock_all(MPI_MODE_NOCHECK, window_));
   }
   barrier_state_.transport = this;
+  if (trace_options_) {
+    trace_buffers_.emplace(size, trace_options_->events_per_rank);
+    barrier_state_.traces.assign(static_cast<std::size_t>(size), nullptr);
+    barrier_state_.traces[static_cast<std::size_t>(me_)] = trace_buffers_->buffer(me_);
+  }
 }
 
 void MpiWorld::run_rank(int, const std::function<void(Rank&)>& body) {
@@ -463,9 +480,21 @@ void MpiWorld::run_rank(int, const std::function<void(Rank&)>& body) {
 
 void MpiWorld::close() {
   meet(Doing::returned, 0, CollectiveCall{});
+  if (trace_buffers_) write_trace_mpi(mpi_.comm, trace_buffers_->take(me_), trace_options_->path);
   if (window_ != MPI_WIN_NULL) {
     IRIS_MPI(MPI_Win_unlock_all(window_));
     IRIS_MPI(MPI_Win_free(&window_));
+  }
+}
+
+void MpiWorld::write_own_trace() const {
+  if (!trace_buffers_) return;
+  try {
+    std::vector<RankTrace> mine;
+    mine.push_back(trace_buffers_->take(me_));
+    write_trace(trace_options_->path + ".rank" + std::to_string(me_), std::move(mine));
+  } catch (const Error& e) {
+    std::fprintf(stderr, "%s\n", e.what());
   }
 }
 
@@ -621,6 +650,7 @@ void run_mpi(std::size_t heap_bytes, const std::function<void(Rank&)>& body) {
     } catch (...) {
     }
     std::fprintf(stderr, "%s\niris: run_mpi: rank %d failed, which ends the job (MPI_Abort)\n", what.c_str(), mpi.rank);
+    world->write_own_trace();
     std::fflush(stderr);
     MPI_Abort(mpi.comm, 1);
   }

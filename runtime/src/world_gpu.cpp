@@ -32,6 +32,9 @@ const bool eager_module_loading = [] {
   return true;
 }();
 
+// The GPU's trace clock, read by one thread.
+__global__ void read_trace_clock(std::uint64_t* now) { *now = trace_clock(); }
+
 }  // namespace
 
 // ------------------------------------------------------------------ errors
@@ -109,6 +112,41 @@ void World::create_heap(GpuRank& g) {
   void* table = nullptr;
   IRIS_HIP(g.rank, g.device, hipMalloc(&table, sizeof(char*) * static_cast<std::size_t>(size)));
   g.device_bases = static_cast<char**>(table);
+  if (trace_options) {
+    const std::size_t capacity = trace_options->events_per_rank;
+    void* trace = nullptr;
+    IRIS_HIP(g.rank, g.device, hipMalloc(&trace, sizeof(TraceBuffer) + capacity * sizeof(TraceEvent)));
+    g.trace = static_cast<TraceBuffer*>(trace);
+    const TraceBuffer header{reinterpret_cast<TraceEvent*>(g.trace + 1), capacity, 0};
+    IRIS_HIP(g.rank, g.device, hipMemcpy(g.trace, &header, sizeof header, hipMemcpyHostToDevice));
+    // The offset from the GPU's clock to the host's: the GPU's reading is
+    // taken half-way between the host's before and after (a launch's latency
+    // of error, microseconds).
+    void* now = nullptr;
+    IRIS_HIP(g.rank, g.device, hipMalloc(&now, sizeof(std::uint64_t)));
+    const std::int64_t before = steady_now();
+    read_trace_clock<<<1, 1>>>(static_cast<std::uint64_t*>(now));
+    std::uint64_t gpu = 0;
+    const hipError_t e = hipMemcpy(&gpu, now, sizeof gpu, hipMemcpyDeviceToHost);
+    const std::int64_t after = steady_now();
+    (void)hipFree(now);
+    IRIS_HIP(g.rank, g.device, e);
+    g.trace_clock_offset = before + (after - before) / 2 - static_cast<std::int64_t>(gpu);
+  }
+}
+
+RankTrace World::take_trace(int r) {
+  GpuRank& g = local(r);
+  DeviceGuard on(g.device, r);
+  TraceBuffer header{};
+  IRIS_HIP(r, g.device, hipMemcpy(&header, g.trace, sizeof header, hipMemcpyDeviceToHost));
+  const unsigned long long kept = std::min(header.claimed, header.capacity);
+  std::vector<TraceEvent> events(kept);
+  IRIS_HIP(r, g.device, hipMemcpy(events.data(), g.trace + 1, kept * sizeof(TraceEvent), hipMemcpyDeviceToHost));
+  header.events = events.data();
+  RankTrace trace = detail::take_trace(r, header);
+  trace.clock_offset = g.trace_clock_offset;
+  return trace;
 }
 
 void World::publish(GpuRank& g) {
@@ -119,6 +157,7 @@ void World::publish(GpuRank& g) {
   auto* area = reinterpret_cast<BarrierState*>(g.base + heap_size);
   ErrorReport* value = static_cast<ErrorReport*>(device_report);
   IRIS_HIP(g.rank, g.device, hipMemcpy(&area->report, &value, sizeof value, hipMemcpyHostToDevice));
+  IRIS_HIP(g.rank, g.device, hipMemcpy(&area->trace, &g.trace, sizeof g.trace, hipMemcpyHostToDevice));
   IRIS_HIP(g.rank, g.device, hipDeviceSynchronize());
 }
 
@@ -127,6 +166,8 @@ void World::release(GpuRank& g) {
   if (g.device_bases != nullptr) (void)hipFree(g.device_bases);
   if (g.allocation != nullptr) (void)hipFree(g.allocation);
   if (g.report != nullptr) (void)hipHostFree(g.report);
+  if (g.trace != nullptr) (void)hipFree(g.trace);
+  g.trace = nullptr;
   g.device_bases = nullptr;
   g.allocation = nullptr;
   g.base = nullptr;
@@ -379,6 +420,7 @@ void ThreadsWorld::abort(std::exception_ptr e) {
 }
 
 void ThreadsWorld::finish() {
+  // After an abort kernels may still spin: there is no trace to read then.
   if (is_aborted()) return;
   // Ranks are placed round-robin, so rank d is the first rank on GPU d.
   for (int d = 0; d < size; ++d) {
@@ -393,6 +435,14 @@ void ThreadsWorld::finish() {
         abort(std::current_exception());
       }
     }
+  }
+  if (!trace_options || is_aborted()) return;
+  try {
+    std::vector<RankTrace> traces;
+    for (int r = 0; r < size; ++r) traces.push_back(take_trace(r));
+    write_trace(trace_options->path, std::move(traces));
+  } catch (...) {
+    abort(std::current_exception());
   }
 }
 

@@ -24,6 +24,7 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,7 @@
 #include "heap_allocator.hpp"
 #include "iris/device_gpu.hpp"
 #include "iris/host.hpp"
+#include "trace.hpp"
 
 namespace iris::detail {
 
@@ -54,6 +56,8 @@ struct GpuRank {
   char* base = nullptr;           // heap base, aligned to HeapAllocator::kMaxAlignment
   char** device_bases = nullptr;  // device copy of the heap base table
   ErrorReport* report = nullptr;  // host-mapped checked-mode report buffer
+  TraceBuffer* trace = nullptr;   // device memory, while the run records a trace: the header, then the events
+  std::int64_t trace_clock_offset = 0;  // from the GPU's trace clock to the host's steady clock
   AllocationTable allocations{};  // the source of the last copy to the runtime area
 };
 
@@ -105,6 +109,11 @@ struct World {
   void publish(GpuRank& g);
   // Frees a local rank's device resources (errors ignored: used on teardown).
   static void release(GpuRank& g);
+  // What a local rank recorded, once its kernels are done (the run records a trace).
+  RankTrace take_trace(int r);
+
+  // IRIS_TRACE's settings, while the run records a trace.
+  const std::optional<TraceSettings> trace_options = trace_settings();
 
   const int size;
   const std::size_t heap_size;

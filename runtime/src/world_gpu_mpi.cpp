@@ -18,6 +18,7 @@
 // iris::Error on every rank and the allocators never diverge. The host barrier is
 // a device synchronisation followed by that MPI_Allgather.
 #include "mpi_start.hpp"
+#include "trace_mpi.hpp"
 #include "world_gpu.hpp"
 
 namespace iris {
@@ -123,6 +124,7 @@ void MpiWorld::close() {
   closed_ = true;
   GpuRank& g = local(me);
   sync_device(me);
+  if (trace_options) write_trace_mpi(comm_, take_trace(me), trace_options->path);
   IRIS_MPI(MPI_Barrier(comm_));  // nobody uses another rank's heap any more
   for (char* p : opened_) (void)hipIpcCloseMemHandle(p);
   opened_.clear();

@@ -223,6 +223,24 @@ TEST_CASE("hang detection: waits that can never end become errors") {
                                    [&](int, int) { iris::wait_until<Sem::acquire, Scope::sys>(flag, Cmp::ge, 4); });
                     });
   }
+  SUBCASE("the report names the flag's allocation and offset and the value it holds") {
+    // Allocations #1 (256 bytes) and #2: the flag is element 3 of #2, which rank 1 set to 7.
+    check_run_error(2,
+                    {"deadlock in wait_until(*", " >= 8) at flags.iris:5 (rank 0, program 0)",
+                     "; the flag, at offset 268 of rank 0's heap, in allocation #2 (heap offset 256, 64 bytes), "
+                     "holds 7; rank 1 has returned from its body"},
+                    [](iris::Rank& r) {
+                      r.allocate<int>(64);
+                      int* flags = r.allocate<int>(16);
+                      if (r.rank() == 1) {
+                        iris::atomic_store<Sem::release, Scope::sys>(r.translate(flags + 3, 0), 7);
+                        return;
+                      }
+                      iris::launch(r.device_context(), 1, [&](int, int) {
+                        iris::wait_until<Sem::acquire, Scope::sys>(flags + 3, Cmp::ge, 8, "flags.iris", 5);
+                      });
+                    });
+  }
   SUBCASE("in-order rule: program 0 waits for program 1 of the same rank") {
     check_run_error(2, {"deadlock in wait_until", "(rank 0, program 0)", "rank 1 waits in host collective call #2"},
                     [](iris::Rank& r) {

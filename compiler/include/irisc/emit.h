@@ -8,8 +8,16 @@
 
 namespace irisc {
 
+struct EmitOptions {
+  // Record spans of the kernel, its waits, signals, barriers, remote stores
+  // and atomics, dot loops and epilogues (trace_points.h), which a run
+  // writes as a trace where IRIS_TRACE names a file (docs/debugging.md).
+  bool trace = false;
+};
+
 // Writes the generated C++ for a lowered module (lower.h).
-void emit_cpp(const TirModule& module, const llvm::SourceMgr& sources, llvm::raw_ostream& out);
+void emit_cpp(const TirModule& module, const llvm::SourceMgr& sources, llvm::raw_ostream& out,
+              const EmitOptions& options = {});
 
 // How a memory access (an operation that reads or writes through its first
 // operand, a pointer: tir_trait::ReadsMemory, WritesMemory) reaches the

@@ -72,6 +72,11 @@ enum : uint16_t {
   // reduces along one axis (AxisAttrs), not the whole tile.
   BlockedOperands = 1 << 8,
   BlockedOperandsAlongAxis = 1 << 9,
+  // A traced build (irisc --trace) records its span: always (a wait, a
+  // signal, a barrier), or only where it reaches another rank's memory (a
+  // store or an atomic: emit.h's memory_route is not Own).
+  Traced = 1 << 10,
+  TracedWhenRemote = 1 << 11,
 };
 }  // namespace tir_trait
 

@@ -198,6 +198,29 @@ IRIS_HD inline void describe_access(const DeviceContext& ctx, const AccessFault&
   describe_block(t, f.block, what);
 }
 
+// Where a waited-for flag is, for a hang report: "offset 4096 of rank 1's heap,
+// in allocation #2 (heap offset 4096, 64 bytes)", or its address where it is
+// outside every heap.
+IRIS_HD inline void describe_flag(const DeviceContext& ctx, const void* p, Text& what) {
+  const auto addr = reinterpret_cast<std::uintptr_t>(p);
+  const int heap = heap_of(ctx, addr, 1);
+  if (heap < 0) {
+    what.add("at ").add_pointer(p).add(", outside every rank's symmetric heap");
+    return;
+  }
+  const std::uint64_t offset = heap_offset(ctx, heap, addr);
+  what.add("at offset ").add_unsigned(offset).add(" of rank ").add(static_cast<long long>(heap)).add("'s heap");
+  const AllocationTable* t = ctx.allocations;
+  if (t == nullptr || t->count < 0) return;
+  const int block = allocation_before(*t, offset);
+  if (block < 0 || offset >= t->end[block]) {
+    what.add(", in no live allocation");
+    return;
+  }
+  what.add(", in ");
+  describe_block(*t, block, what);
+}
+
 IRIS_HD inline void describe_bad_rank(const DeviceContext& ctx, int r, Text& what) {
   what.add("rank ").add(static_cast<long long>(r)).add(" is out of range [0, ");
   what.add(static_cast<long long>(ctx.world_size)).add(")");

@@ -25,6 +25,7 @@
 #include "iris/checked.hpp"
 #include "iris/device_core.hpp"
 #include "iris/host.hpp"
+#include "iris/types/trace.hpp"
 
 namespace iris {
 
@@ -137,7 +138,8 @@ class WaitScope {
 // that stays false). The caller then re-reads its condition once more and, if it
 // still fails, calls wait_deadlock.
 bool wait_poll();
-[[noreturn]] void wait_deadlock(const void* p, Cmp op, const std::string& value);
+// `value` is what the wait waits for, `seen` what the flag holds now.
+[[noreturn]] void wait_deadlock(const void* p, Cmp op, const std::string& value, const std::string& seen);
 
 // Tells the hang detector and error messages which program instance runs (launch).
 void begin_program(const DeviceContext& ctx, int program_id);
@@ -152,6 +154,18 @@ void race_check(const DeviceContext& ctx, const void* p, std::size_t bytes, bool
 void sync_atomic_write(const DeviceContext& ctx, const void* p, bool release);
 void sync_atomic_read(const DeviceContext& ctx, const void* p, bool acquire);
 void sync_fence(const DeviceContext& ctx, bool acquire, bool release);
+
+// ------------------------------------------------------------------ traces
+// The clock of trace spans: the host's steady clock, in nanoseconds (one clock
+// for every process of a host; run_mpi aligns those of several hosts). The
+// runtime places every target's events on it (src/trace.hpp's steady_now).
+inline std::uint64_t trace_clock() {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+}
+// The buffer of the context's rank while the run records a trace, else null.
+TraceBuffer* trace_buffer(const DeviceContext& ctx);
 
 // ------------------------------------------------------------------ far memory
 // What the remote accesses (ops/transport_cpu.hpp) do with the heap of a far
@@ -248,9 +262,12 @@ void wait_until(T* p, Cmp op, std::type_identity_t<T> value, const char* file = 
   detail::Backoff backoff;
   while (!detail::compare(atomic_load<S, Sc>(p), op, value)) {
     if (backoff.pause() && detail::wait_poll() && !detail::compare(atomic_load<S, Sc>(p), op, value)) {
-      std::string shown = "?";
-      if constexpr (std::is_arithmetic_v<T>) shown = std::to_string(value);
-      detail::wait_deadlock(p, op, shown);
+      std::string shown = "?", seen = "?";
+      if constexpr (std::is_arithmetic_v<T>) {
+        shown = std::to_string(value);
+        seen = std::to_string(atomic_load<Sem::relaxed, Sc>(p));
+      }
+      detail::wait_deadlock(p, op, shown, seen);
     }
   }
 }

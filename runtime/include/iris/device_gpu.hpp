@@ -37,6 +37,7 @@
 #include "iris/device_core.hpp"
 #include "iris/host.hpp"
 #include "iris/target.hpp"
+#include "iris/types/trace.hpp"
 
 // True in the device compilation pass (nvcc's __CUDA_ARCH__, hip-clang's
 // __HIP_DEVICE_COMPILE__), false in the host pass of the same file.
@@ -76,7 +77,8 @@ struct ErrorReport {
 struct BarrierState {
   detail::ErrorReport* report;  // this rank's report buffer (host-mapped)
   unsigned int report_claimed;  // the first failing thread takes it (atomic)
-  unsigned int reserved[13];
+  TraceBuffer* trace;           // this rank's trace buffer (device memory) while the run records one, else null
+  unsigned int reserved[10];
   // The live allocations, for checked mode: a copy of the host's table, updated in
   // the rank's stream order after every allocate and free.
   AllocationTable allocations;
@@ -114,6 +116,20 @@ class Backoff {
   [[maybe_unused]] unsigned int sleep_ns_ = 32;  // (NVIDIA only)
 };
 
+// The clock of trace spans, in nanoseconds: NVIDIA's globaltimer (one clock
+// for the GPUs of a host), AMD's 100 MHz real-time counter.
+IRIS_HD inline std::uint64_t trace_clock() {
+#if IRIS_DEVICE_PASS && defined(__HIP_PLATFORM_AMD__)
+  return __builtin_amdgcn_s_memrealtime() * 10;
+#elif IRIS_DEVICE_PASS
+  std::uint64_t ns;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
+  return ns;
+#else
+  return 0;
+#endif
+}
+
 // Compare-and-swap of T, for the read-modify-writes without an instruction
 // (min/max of floating-point values). Always stores, like the instruction would.
 template <Sem S, Scope Sc, class T, class F>
@@ -148,6 +164,11 @@ IRIS_HD T cas_update(T* p, F next) {
     old = seen;
   }
 }
+}  // namespace detail
+
+namespace detail {
+// The buffer of the context's rank while the run records a trace, else null.
+IRIS_HD inline TraceBuffer* trace_buffer(const DeviceContext& ctx) { return ctx.barrier->trace; }
 }  // namespace detail
 
 // ------------------------------------------------------------------ signals

@@ -27,6 +27,8 @@
 //   ops/shape.hpp        expand_dims, reshape, broadcast_to, trans
 //   ops/dot.hpp          dot: matrix product plus accumulator
 //   ops/copy_async.hpp   copy_async, commit_async, wait_async: a K loop's stages
+//   ops/trace.hpp        TraceSpan, TraceScope: what traced kernels record
+//   types/trace.hpp      TraceEvent, TraceBuffer: a rank's recorded spans
 //
 // The operations use the target's primitives (iris/device.hpp).
 #pragma once
@@ -41,6 +43,7 @@
 #include "iris/ops/reduce.hpp"
 #include "iris/ops/shape.hpp"
 #include "iris/ops/sync.hpp"
+#include "iris/ops/trace.hpp"
 #include "iris/ops/translate.hpp"
 #include "iris/ops/transport.hpp"
 #include "iris/types/checked.hpp"
