@@ -1,5 +1,5 @@
 # iris_add_kernels(<target> [PLATFORM cpu|nvidia|amd] [CHECKED] [TRACE] [RUNTIME <library>]
-#                  <file.iris>... [SOURCES <host source>...])
+#                  <file.iris>... [SOURCES <host source>...] [FLAGS <irisc option>...])
 #
 # The one build rule for .iris files, used by this project's samples and tests
 # and by users' projects (installed package or add_subdirectory; see
@@ -25,6 +25,9 @@
 # variable IRIS_TRACE names a file (docs/debugging.md). RUNTIME links another
 # runtime library instead of the platform's: Iris::runtime_gpu_mpi for run_mpi,
 # a sanitizer build of the runtime.
+#
+# FLAGS are more options for irisc, for every file: a -Wno-<check> switch
+# that turns off one of the memory-model checks (docs/language.md 12.1).
 #
 # SOURCES are the target's host sources that include generated headers: those
 # are compiled for the platform. On nvidia and amd a C++ file becomes a CUDA or
@@ -194,7 +197,7 @@ function(_iris_platform_amd target dir sources)
 endfunction()
 
 function(iris_add_kernels target)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "CHECKED;TRACE" "PLATFORM;RUNTIME" "SOURCES")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "CHECKED;TRACE" "PLATFORM;RUNTIME" "SOURCES;FLAGS")
   set(platform ${ARG_PLATFORM})
   if(NOT platform)
     set(platform ${IRIS_PLATFORM})
@@ -214,7 +217,7 @@ function(iris_add_kernels target)
 
   set(dir ${CMAKE_CURRENT_BINARY_DIR}/iris_generated/${target})
   file(MAKE_DIRECTORY ${dir})
-  set(flags --emit=cpp)
+  set(flags --emit=cpp ${ARG_FLAGS})
   if(ARG_CHECKED)
     list(APPEND flags --checked)
     target_compile_definitions(${target} PRIVATE IRIS_FUSED_CHECKED=1 IRIS_CCL_CHECKED=1)

@@ -20,7 +20,11 @@ std::string_view binding_description(Binding::Kind kind) {
 
 }  // namespace
 
-void check(Module& module, Diagnostics& diags) { Checker(module, diags).run(); }
+void check(Module& module, Diagnostics& diags) {
+  unsigned errors = diags.error_count();
+  Checker(module, diags).run();
+  if (diags.error_count() == errors) check_memory_model(module, diags);
+}
 
 // Constants first, in order (a constant may use earlier ones); then every
 // function, which may call device functions defined anywhere in the file.

@@ -3,6 +3,7 @@
 
 #include <llvm/Support/WithColor.h>
 
+#include <algorithm>
 #include <array>
 
 namespace irisc {
@@ -49,6 +50,9 @@ std::string Diagnostics::format(DiagKind kind, fmt::format_args args) {
 
 void Diagnostics::report(DiagKind kind, llvm::SMRange range, std::string message) {
   Severity severity = diag_info(kind).severity;
+  if (severity != Severity::Note)
+    suppressing_notes_ = std::find(suppressed_.begin(), suppressed_.end(), kind) != suppressed_.end();
+  if (suppressing_notes_) return;
   if (severity == Severity::Error) {
     if (error_limit_ != 0 && error_count_ >= error_limit_) {
       llvm::WithColor::error(out_, "irisc", !colors_)

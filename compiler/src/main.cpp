@@ -79,6 +79,12 @@ cl::opt<std::string> dep_file("MF", cl::desc("With -MD: the dependency file (def
                               cl::value_desc("file"), cl::cat(category));
 cl::opt<std::string> dep_target("MT", cl::desc("With -MD: the rule's target (default: the -o path)"),
                                 cl::value_desc("target"), cl::cat(category));
+// The memory-model checks (language.md 12.1) are on by default; each switch
+// drops the diagnostics of one.
+cl::opt<bool> no_remote_scope("Wno-remote-scope",
+                              cl::desc("Allow atomics, signals and waits on another rank's memory at a scope "
+                                       "narrower than sys"),
+                              cl::cat(category));
 cl::opt<unsigned> error_limit("error-limit",
                               cl::desc("Stop after <n> errors; 0 for no limit (default 20)"),
                               cl::value_desc("n"), cl::init(20), cl::cat(category));
@@ -196,6 +202,8 @@ int run(const char* argv0) {
   // LLVM's own --color option decides; by default, colour on a terminal only.
   bool colors = llvm::WithColor(llvm::errs()).colorsEnabled();
   Diagnostics diags(sources, llvm::errs(), colors, verify ? 0 : error_limit.getValue());
+
+  if (no_remote_scope) diags.suppress(DiagKind::RemoteScope);
 
   std::vector<Diagnostic> seen;
   if (verify) diags.set_consumer([&](const Diagnostic& d) { seen.push_back(d); });

@@ -12,6 +12,12 @@ namespace irisc {
 // Largest tile the checker accepts (elements).
 inline constexpr int64_t kMaxTileSize = int64_t{1} << 20;
 
+// Checks the module; where it found no error, then checks its memory
+// model (check_memory_model).
 void check(Module& module, Diagnostics& diags);
+
+// The memory model, checked (language.md 12.1): atomics, signals and waits on
+// other ranks' memory at a scope narrower than `sys`. Runs on a checked module.
+void check_memory_model(const Module& module, Diagnostics& diags);
 
 }  // namespace irisc

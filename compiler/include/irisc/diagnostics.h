@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace irisc {
 
@@ -70,6 +71,10 @@ class Diagnostics {
     report(kind, range, format(kind, fmt::make_format_args(args...)));
   }
 
+  // Reports of `kind` and their notes are dropped: the driver's -Wno-<check>
+  // switches.
+  void suppress(DiagKind kind) { suppressed_.push_back(kind); }
+
   unsigned error_count() const { return error_count_; }
   bool has_errors() const { return error_count_ > 0; }
   llvm::SourceMgr& sources() { return sources_; }
@@ -86,6 +91,8 @@ class Diagnostics {
   unsigned error_count_ = 0;
   Consumer consumer_;
   std::function<void()> error_context_;
+  std::vector<DiagKind> suppressed_;
+  bool suppressing_notes_ = false;  // the last error was suppressed
 };
 
 }  // namespace irisc
