@@ -6,14 +6,25 @@
 //   narrower than `sys`. Ranks are separate GPUs, and only `sys` orders an
 //   access with another GPU. A rank that is provably mine (`rank()`, a `let`
 //   of it) is exempt: `p @ rank()` is `p`.
+// * Publication: a store (or put) into a rank's symmetric heap followed by a
+//   flag (a signal or an atomic_store) to the same rank that does not
+//   release, with no release in between, is an error: the flag may arrive
+//   before the data. The mirror is a warning: a load from a rank's heap after
+//   a relaxed wait on a flag of that rank, with no acquire in between.
 //
-// The walk follows one function body in program order. Pointers are followed
-// through arithmetic, casts, added axes and `let`; a pointer a device function
-// was passed as `*T` may have been translated by its caller, so its rank is
-// unknown and it is not checked.
+// The walk follows one function body in program order, through both
+// branches of an `if` (what either leaves pending stays pending) and twice
+// through a loop's body (what an iteration leaves pending meets the next).
+// A device function's call orders what its body (transitively) orders: its
+// releases and acquires end what is pending, and an imported C++ function is
+// assumed to do both; the stores and flags inside it are checked in its own
+// body. Pointers are followed through arithmetic, casts, added axes and `let`;
+// a pointer a device function was passed as `*T` may have been translated by
+// its caller, so its rank is unknown and it is not checked.
 #include "irisc/builtins.h"
 #include "irisc/checker.h"
 
+#include <set>
 #include <unordered_map>
 #include <vector>
 
@@ -30,15 +41,48 @@ struct Target {
   enum class Where : uint8_t { Own, Translated, Unknown };
   Where where = Where::Unknown;
   const Expr* translation = nullptr;  // Translated: the `p @ r`
+  bool heap = false;                  // into the symmetric heap
 
   const Expr* rank() const { return translation->operands[1]; }
+};
+
+// An access that has yet to be ordered: a store waiting for a release, a
+// relaxed wait waiting for an acquire.
+struct Pending {
+  const Expr* call;
+  Target target;
+};
+
+struct State {
+  std::vector<Pending> stores;
+  std::vector<Pending> relaxed_waits;
+
+  void join(const State& other) {
+    auto add = [](std::vector<Pending>& into, const std::vector<Pending>& from) {
+      for (const Pending& p : from)
+        if (std::none_of(into.begin(), into.end(), [&](const Pending& q) { return q.call == p.call; }))
+          into.push_back(p);
+    };
+    add(stores, other.stores);
+    add(relaxed_waits, other.relaxed_waits);
+  }
+};
+
+// What a device function's body orders, itself or through its callees.
+struct Orders {
+  bool releases = false;
+  bool acquires = false;
 };
 
 class MemoryModelChecker {
  public:
   explicit MemoryModelChecker(Diagnostics& diags) : diags_(diags) {}
 
-  void check_function(const Function& fn) { walk(fn.body); }
+  void check_function(const Function& fn) {
+    function_ = &fn;
+    State state;
+    walk(fn.body, state);
+  }
 
  private:
   // ---- values and ranks
@@ -116,16 +160,32 @@ class MemoryModelChecker {
         case ExprKind::Binary: e = e->operands[0]->type.is_pointer() ? e->operands[0] : e->operands[1]; continue;
         case ExprKind::Cast:
         case ExprKind::AddAxis: e = e->operands[0]; continue;
-        case ExprKind::Translate:
+        case ExprKind::Translate: {
+          t.heap = true;
           t.translation = e;
           t.where = is_own_rank(e->operands[1]) ? Target::Where::Own : Target::Where::Translated;
           return t;
-        default: return t;  // this rank's memory, or a pointer the walk does not follow
+        }
+        case ExprKind::Name: {
+          const Binding* b = e->binding;
+          if (!b || b->kind != Binding::Kind::Param) return t;
+          t.heap = b->type.sym;
+          // A device function's `*T` may have been translated by its caller.
+          t.where = function_->is_kernel || b->type.sym ? Target::Where::Own : Target::Where::Unknown;
+          return t;
+        }
+        default: return t;
       }
     }
   }
 
-  // ---- the built-ins' scopes
+  bool same_rank(const Target& a, const Target& b) const {
+    if (a.where == Target::Where::Own || b.where == Target::Where::Own) return a.where == b.where;
+    return a.where == Target::Where::Translated && b.where == Target::Where::Translated &&
+           same_value(a.rank(), b.rank());
+  }
+
+  // ---- the built-ins' orders and scopes
 
   static int enum_arg(const Expr* call, ParamKind kind) {
     size_t index = param_of_kind(*call->call->builtin, kind);
@@ -134,45 +194,93 @@ class MemoryModelChecker {
   static const Expr* arg_of_kind(const Expr* call, ParamKind kind) {
     return call->call->resolved_args[param_of_kind(*call->call->builtin, kind)];
   }
+  static bool releases(MemoryOrder order) { return order == MemoryOrder::Release || order == MemoryOrder::AcqRel; }
+  static bool acquires(MemoryOrder order) { return order == MemoryOrder::Acquire || order == MemoryOrder::AcqRel; }
   static std::string_view scope_name(const Expr* call) {
     return enumerators(ParamKind::Scope)[enum_arg(call, ParamKind::Scope)];
   }
 
+  // What a call of a device function orders: its body's releases and
+  // acquires, through its own calls; an imported function may do both.
+  Orders orders_of(const Function& fn) {
+    if (!fn.body) return {true, true};
+    if (auto known = orders_.find(&fn); known != orders_.end()) return known->second;
+    orders_[&fn] = {};  // a cycle of calls adds nothing
+    Orders found;
+    std::vector<const Stmt*> stmts = {fn.body};
+    std::vector<const Expr*> exprs;
+    while (!stmts.empty()) {
+      const Stmt* s = stmts.back();
+      stmts.pop_back();
+      for (const Expr* e : {s->value, s->target, s->low, s->high, s->step})
+        if (e) exprs.push_back(e);
+      for (const Stmt* child : {s->body, s->else_body})
+        if (child) stmts.push_back(child);
+      stmts.insert(stmts.end(), s->stmts.begin(), s->stmts.end());
+    }
+    while (!exprs.empty()) {
+      const Expr* e = exprs.back();
+      exprs.pop_back();
+      for (const Expr* operand : e->operand_list()) exprs.push_back(operand);
+      if (!e->call) continue;
+      for (const CallArg& arg : e->call->args) exprs.push_back(arg.value);
+      if (e->call->callee) {
+        Orders callee = orders_of(*e->call->callee);
+        found.releases |= callee.releases;
+        found.acquires |= callee.acquires;
+      } else if (e->call->builtin && e->call->builtin->id == BuiltinId::PutSignal) {
+        found.releases = true;
+      } else if (e->call->builtin && enum_arg(e, ParamKind::Sem) >= 0) {
+        auto order = static_cast<MemoryOrder>(enum_arg(e, ParamKind::Sem));
+        found.releases |= releases(order);
+        found.acquires |= acquires(order);
+      }
+    }
+    return orders_[&fn] = found;
+  }
+
   // ---- the walk
 
-  void walk(const Stmt* s) {
+  void walk(const Stmt* s, State& state) {
     switch (s->kind) {
       case StmtKind::Let:
       case StmtKind::Var:
-        walk(s->value);
+        walk(s->value, state);
         if (s->kind == StmtKind::Let) let_values_[s->binding] = s->value;
         break;
       case StmtKind::Assign:
       case StmtKind::ExprStmt:
       case StmtKind::Return:
-        if (s->value) walk(s->value);
+        if (s->value) walk(s->value, state);
         break;
       case StmtKind::Block:
-        for (const Stmt* child : s->stmts) walk(child);
+        for (const Stmt* child : s->stmts) walk(child, state);
         break;
       case StmtKind::If: {
-        walk(s->value);
+        walk(s->value, state);
+        State otherwise = state;
         size_t guards = other_ranks_.size();
         add_other_ranks(s->value, TokenKind::BangEq);
-        walk(s->body);
+        walk(s->body, state);
         other_ranks_.resize(guards);
         if (s->else_body) {
           add_other_ranks(s->value, TokenKind::EqEq);
-          walk(s->else_body);
+          walk(s->else_body, otherwise);
           other_ranks_.resize(guards);
         }
+        state.join(otherwise);
         break;
       }
       case StmtKind::For:
       case StmtKind::While:
-        for (const Expr* e : {s->low, s->high, s->step, s->value})
-          if (e) walk(e);
-        walk(s->body);
+        for (const Expr* e : {s->low, s->high, s->step})
+          if (e) walk(e, state);
+        for (int pass = 0; pass < 2; ++pass) {
+          State iteration = state;
+          if (s->kind == StmtKind::While) walk(s->value, iteration);
+          walk(s->body, iteration);
+          state.join(iteration);
+        }
         break;
       case StmtKind::Break:
       case StmtKind::Continue: break;
@@ -195,21 +303,54 @@ class MemoryModelChecker {
   }
 
   // An expression's calls, in the order they run: arguments first.
-  void walk(const Expr* e) {
-    for (const Expr* operand : e->operand_list()) walk(operand);
+  void walk(const Expr* e, State& state) {
+    for (const Expr* operand : e->operand_list()) walk(operand, state);
     if (e->kind != ExprKind::Call) return;
-    for (const CallArg& arg : e->call->args) walk(arg.value);
-    if (!e->call->builtin) return;
-    const BuiltinId id = e->call->builtin->id;
-    if (is_atomic(id) || id == BuiltinId::Signal || id == BuiltinId::WaitUntil)
-      check_remote_scope(e, target_of(e->call->resolved_args[0]));
+    for (const CallArg& arg : e->call->args) walk(arg.value, state);
+    if (e->call->callee) {
+      Orders orders = orders_of(*e->call->callee);
+      if (orders.releases) state.stores.clear();
+      if (orders.acquires) state.relaxed_waits.clear();
+    } else if (e->call->builtin) {
+      check_builtin(e, state);
+    }
+  }
+
+  void check_builtin(const Expr* call, State& state) {
+    const BuiltinId id = call->call->builtin->id;
+    if (id == BuiltinId::Store || id == BuiltinId::Put) {
+      Target target = target_of(call->call->resolved_args[0]);
+      if (target.heap && target.where != Target::Where::Unknown) state.stores.push_back({call, target});
+      return;
+    }
+    if (id == BuiltinId::Load || id == BuiltinId::Get) {
+      check_guarded_load(call, target_of(call->call->resolved_args[0]), state);
+      return;
+    }
+    if (id == BuiltinId::PutSignal) {
+      state.stores.clear();  // the put, then a release signal
+      return;
+    }
+    if (enum_arg(call, ParamKind::Sem) < 0) return;
+    auto order = static_cast<MemoryOrder>(enum_arg(call, ParamKind::Sem));
+    const bool accesses = id != BuiltinId::Fence;
+    Target target = accesses ? target_of(call->call->resolved_args[0]) : Target{};
+    if (accesses) check_remote_scope(call, target);
+    if ((id == BuiltinId::Signal || id == BuiltinId::AtomicStore) && !releases(order))
+      check_publication(call, target, state);
+    if (id == BuiltinId::WaitUntil && order == MemoryOrder::Relaxed && target.where != Target::Where::Unknown)
+      state.relaxed_waits.push_back({call, target});
+    if (releases(order)) state.stores.clear();
+    if (acquires(order)) state.relaxed_waits.clear();
   }
 
   // ---- the checks
 
+  bool first_report(DiagKind kind, const Expr* at) { return reported_.insert({kind, at}).second; }
+
   void check_remote_scope(const Expr* call, const Target& target) {
     if (target.where != Target::Where::Translated || enum_arg(call, ParamKind::Scope) < 0 ||
-        scope_name(call) == "sys")
+        scope_name(call) == "sys" || !first_report(DiagKind::RemoteScope, call))
       return;
     diags_.error(DiagKind::RemoteScope, arg_of_kind(call, ParamKind::Scope)->range, call->name, scope_name(call));
     std::string_view rank = text_of(target.rank()->range);
@@ -220,9 +361,35 @@ class MemoryModelChecker {
                   fmt::format(" (where '{}' is always this rank, drop the '@')", rank));
   }
 
+  void check_publication(const Expr* flag, const Target& target, State& state) {
+    if (target.where == Target::Where::Unknown) return;
+    // The latest such store, the one nearest the flag.
+    auto store = std::find_if(state.stores.rbegin(), state.stores.rend(),
+                              [&](const Pending& p) { return same_rank(p.target, target); });
+    if (store == state.stores.rend() || !first_report(DiagKind::UnorderedPublication, flag)) return;
+    diags_.error(DiagKind::UnorderedPublication, arg_of_kind(flag, ParamKind::Sem)->range, flag->name,
+                 enumerators(ParamKind::Sem)[enum_arg(flag, ParamKind::Sem)]);
+    diags_.note(DiagKind::PublishWithRelease, store->call->range, scope_name(flag));
+  }
+
+  void check_guarded_load(const Expr* load, const Target& target, State& state) {
+    if (!target.heap || target.where == Target::Where::Unknown) return;
+    auto wait = std::find_if(state.relaxed_waits.begin(), state.relaxed_waits.end(),
+                             [&](const Pending& p) { return same_rank(p.target, target); });
+    if (wait == state.relaxed_waits.end()) return;
+    const Expr* wait_call = wait->call;
+    state.relaxed_waits.erase(wait);  // one warning per wait
+    if (!first_report(DiagKind::UnorderedFlagRead, wait_call)) return;
+    diags_.warning(DiagKind::UnorderedFlagRead, load->range, load->name);
+    diags_.note(DiagKind::AcquireAfterWait, wait_call->range, scope_name(wait_call));
+  }
+
   Diagnostics& diags_;
+  const Function* function_ = nullptr;
   std::unordered_map<const Binding*, const Expr*> let_values_;
+  std::unordered_map<const Function*, Orders> orders_;
   std::vector<const Expr*> other_ranks_;  // ranks proven not mine around the walk's position
+  std::set<std::pair<DiagKind, const Expr*>> reported_;
 };
 
 }  // namespace

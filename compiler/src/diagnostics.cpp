@@ -11,6 +11,7 @@ namespace {
 
 constexpr DiagKindInfo kInfos[] = {
 #define ERROR(Name, Format) {#Name, Severity::Error, Format},
+#define WARNING(Name, Format) {#Name, Severity::Warning, Format},
 #define NOTE(Name, Format) {#Name, Severity::Note, Format},
 #include "irisc/diagnostics.def"
 };
@@ -39,6 +40,15 @@ class ColorStringStream : public llvm::raw_string_ostream {
 const DiagKindInfo& diag_info(DiagKind kind) { return kInfos[static_cast<size_t>(kind)]; }
 
 std::span<const DiagKind> all_diag_kinds() { return kAllKinds; }
+
+std::string_view severity_name(Severity severity) {
+  switch (severity) {
+    case Severity::Error: return "error";
+    case Severity::Warning: return "warning";
+    case Severity::Note: return "note";
+  }
+  return "";
+}
 
 Diagnostics::Diagnostics(llvm::SourceMgr& sources, llvm::raw_ostream& out, bool colors,
                          unsigned error_limit)
@@ -72,7 +82,9 @@ void Diagnostics::print(DiagKind kind, Severity severity, llvm::SMRange range, s
     consumer_(Diagnostic{kind, severity, range, std::move(message)});
     return;
   }
-  auto sm_kind = severity == Severity::Error ? llvm::SourceMgr::DK_Error : llvm::SourceMgr::DK_Note;
+  auto sm_kind = severity == Severity::Error     ? llvm::SourceMgr::DK_Error
+                 : severity == Severity::Warning ? llvm::SourceMgr::DK_Warning
+                                                 : llvm::SourceMgr::DK_Note;
   // A caret at the start, tildes under the rest of the range.
   llvm::SmallVector<llvm::SMRange, 1> ranges;
   if (range.Start.isValid() && range.End.isValid() &&

@@ -85,6 +85,10 @@ cl::opt<bool> no_remote_scope("Wno-remote-scope",
                               cl::desc("Allow atomics, signals and waits on another rank's memory at a scope "
                                        "narrower than sys"),
                               cl::cat(category));
+cl::opt<bool> no_publication("Wno-publication",
+                             cl::desc("Allow stores published by a flag that does not release, and loads after "
+                                      "a wait that does not acquire"),
+                             cl::cat(category));
 cl::opt<unsigned> error_limit("error-limit",
                               cl::desc("Stop after <n> errors; 0 for no limit (default 20)"),
                               cl::value_desc("n"), cl::init(20), cl::cat(category));
@@ -204,6 +208,10 @@ int run(const char* argv0) {
   Diagnostics diags(sources, llvm::errs(), colors, verify ? 0 : error_limit.getValue());
 
   if (no_remote_scope) diags.suppress(DiagKind::RemoteScope);
+  if (no_publication) {
+    diags.suppress(DiagKind::UnorderedPublication);
+    diags.suppress(DiagKind::UnorderedFlagRead);
+  }
 
   std::vector<Diagnostic> seen;
   if (verify) diags.set_consumer([&](const Diagnostic& d) { seen.push_back(d); });

@@ -17,7 +17,7 @@ struct Expectation {
 void read_expectations(const llvm::SourceMgr& sources, unsigned buffer_id,
                        std::vector<Expectation>& out) {
   llvm::StringRef rest = sources.getMemoryBuffer(buffer_id)->getBuffer();
-  llvm::Regex pattern(R"(expected-(error|note)(@([+-]?)([0-9]+))? *\{\{(.*)\}\})");
+  llvm::Regex pattern(R"(expected-(error|warning|note)(@([+-]?)([0-9]+))? *\{\{(.*)\}\})");
   for (unsigned line = 1; !rest.empty(); ++line) {
     auto [text, next] = rest.split('\n');
     rest = next;
@@ -35,7 +35,8 @@ void read_expectations(const llvm::SourceMgr& sources, unsigned buffer_id,
         m[4].getAsInteger(10, offset);
         target = m[3] == "+" ? line + offset : m[3] == "-" ? line - offset : offset;
       }
-      out.push_back({buffer_id, m[1] == "error" ? Severity::Error : Severity::Note, target, message.str()});
+      Severity severity = m[1] == "error" ? Severity::Error : m[1] == "warning" ? Severity::Warning : Severity::Note;
+      out.push_back({buffer_id, severity, target, message.str()});
       size_t consumed = message.end() - text.begin() + 2;
       text = text.substr(std::min(consumed, text.size()));
     }
@@ -67,13 +68,13 @@ bool verify_diagnostics(const llvm::SourceMgr& sources, unsigned buffer_id,
     }
     ok = false;
     out << fmt::format("{}:{}: {} seen but not expected: {}\n", name(buffer), line,
-                       d.severity == Severity::Error ? "error" : "note", d.message);
+                       severity_name(d.severity), d.message);
   }
   for (const Expectation& e : expected) {
     if (e.matched) continue;
     ok = false;
     out << fmt::format("{}:{}: {} expected but not seen: {}\n", name(e.buffer), e.line,
-                       e.severity == Severity::Error ? "error" : "note", e.text);
+                       severity_name(e.severity), e.text);
   }
   return ok;
 }

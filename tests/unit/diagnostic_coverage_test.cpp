@@ -1,6 +1,6 @@
 // Every diagnostic kind is exercised: the front end runs over each file in
-// tests/diagnostics and the kinds it reports are collected. Every error and
-// note of diagnostics.def must be among them, and each kind has its own file,
+// tests/diagnostics and the kinds it reports are collected. Every error,
+// warning and note of diagnostics.def must be among them, and each kind has its own file,
 // named after it in snake_case, that reports it. (ctest separately runs
 // `irisc --verify` on each file, which checks the messages and lines.)
 #include "test_support.h"
@@ -60,7 +60,7 @@ TEST_CASE("diagnostics: the test inputs are found") {
                 "expected a file per kind in " << kDir.string());
 }
 
-TEST_CASE("diagnostics: every error and note kind is reported by some test input") {
+TEST_CASE("diagnostics: every kind is reported by some test input") {
   std::set<DiagKind> seen;
   for (const auto& [file, kinds] : reported()) seen.insert(kinds.begin(), kinds.end());
   std::string missing;

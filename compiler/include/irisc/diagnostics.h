@@ -1,9 +1,10 @@
 // Diagnostics: every message irisc prints about the user's program.
 //
-// Kinds are declared once in diagnostics.def. An error is emitted with a kind,
-// a source range and the format arguments; notes attach to the error before
-// them. Printing goes through llvm::SourceMgr, which gives the familiar
-// `file:line:col: error: message`, the source line and a caret under the range.
+// Kinds are declared once in diagnostics.def. An error or a warning is
+// emitted with a kind, a source range and the format arguments; notes attach
+// to the error or warning before them. Printing goes through llvm::SourceMgr,
+// which gives the familiar `file:line:col: error: message`, the source line
+// and a caret under the range.
 // A consumer hook lets the verifier and the tests observe diagnostics instead.
 #pragma once
 
@@ -22,11 +23,14 @@ namespace irisc {
 
 enum class DiagKind : uint16_t {
 #define ERROR(Name, Format) Name,
+#define WARNING(Name, Format) Name,
 #define NOTE(Name, Format) Name,
 #include "irisc/diagnostics.def"
 };
 
-enum class Severity : uint8_t { Error, Note };
+enum class Severity : uint8_t { Error, Warning, Note };
+// "error", "warning", "note": as printed, and as -verify's comments name them.
+std::string_view severity_name(Severity severity);
 
 struct DiagKindInfo {
   std::string_view name;
@@ -67,12 +71,16 @@ class Diagnostics {
     report(kind, range, format(kind, fmt::make_format_args(args...)));
   }
   template <class... Args>
+  void warning(DiagKind kind, llvm::SMRange range, const Args&... args) {
+    report(kind, range, format(kind, fmt::make_format_args(args...)));
+  }
+  template <class... Args>
   void note(DiagKind kind, llvm::SMRange range, const Args&... args) {
     report(kind, range, format(kind, fmt::make_format_args(args...)));
   }
 
-  // Reports of `kind` and their notes are dropped: the driver's -Wno-<check>
-  // switches.
+  // Reports of `kind` (an error or a warning) and their notes are dropped:
+  // the driver's -Wno-<check> switches.
   void suppress(DiagKind kind) { suppressed_.push_back(kind); }
 
   unsigned error_count() const { return error_count_; }
@@ -92,7 +100,7 @@ class Diagnostics {
   Consumer consumer_;
   std::function<void()> error_context_;
   std::vector<DiagKind> suppressed_;
-  bool suppressing_notes_ = false;  // the last error was suppressed
+  bool suppressing_notes_ = false;  // the last error or warning was suppressed
 };
 
 }  // namespace irisc
