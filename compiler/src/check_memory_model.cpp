@@ -11,6 +11,11 @@
 //   release, with no release in between, is an error: the flag may arrive
 //   before the data. The mirror is a warning: a load from a rank's heap after
 //   a relaxed wait on a flag of that rank, with no acquire in between.
+// * Flag reuse: a flag set to a constant is a warning where the walk sees it
+//   reused: a wait in the same function that the constant satisfies (so a
+//   second launch of the kernel finds the flag already raised: the host's
+//   loop is out of sight, but nothing resets the flag in between), or a loop
+//   that sets the same flag to the same value again.
 //
 // The walk follows one function body in program order, through both
 // branches of an `if` (what either leaves pending stays pending) and twice
@@ -41,6 +46,7 @@ struct Target {
   enum class Where : uint8_t { Own, Translated, Unknown };
   Where where = Where::Unknown;
   const Expr* translation = nullptr;  // Translated: the `p @ r`
+  const Binding* root = nullptr;      // the parameter the pointer comes from
   bool heap = false;                  // into the symmetric heap
 
   const Expr* rank() const { return translation->operands[1]; }
@@ -51,6 +57,14 @@ struct Target {
 struct Pending {
   const Expr* call;
   Target target;
+};
+
+// A flag set to a constant: the signal, atomic_store or put_signal, its
+// flag's target and the value.
+struct ConstantSet {
+  const Expr* call;
+  Target target;
+  const Expr* value;
 };
 
 struct State {
@@ -80,8 +94,11 @@ class MemoryModelChecker {
 
   void check_function(const Function& fn) {
     function_ = &fn;
+    constant_sets_.clear();
+    waits_.clear();
     State state;
     walk(fn.body, state);
+    check_waited_constants();
   }
 
  private:
@@ -161,6 +178,8 @@ class MemoryModelChecker {
         case ExprKind::Cast:
         case ExprKind::AddAxis: e = e->operands[0]; continue;
         case ExprKind::Translate: {
+          Target base = target_of(e->operands[0]);
+          t.root = base.root;
           t.heap = true;
           t.translation = e;
           t.where = is_own_rank(e->operands[1]) ? Target::Where::Own : Target::Where::Translated;
@@ -169,6 +188,7 @@ class MemoryModelChecker {
         case ExprKind::Name: {
           const Binding* b = e->binding;
           if (!b || b->kind != Binding::Kind::Param) return t;
+          t.root = b;
           t.heap = b->type.sym;
           // A device function's `*T` may have been translated by its caller.
           t.where = function_->is_kernel || b->type.sym ? Target::Where::Own : Target::Where::Unknown;
@@ -275,12 +295,14 @@ class MemoryModelChecker {
       case StmtKind::While:
         for (const Expr* e : {s->low, s->high, s->step})
           if (e) walk(e, state);
+        loops_.push_back(s);
         for (int pass = 0; pass < 2; ++pass) {
           State iteration = state;
           if (s->kind == StmtKind::While) walk(s->value, iteration);
           walk(s->body, iteration);
           state.join(iteration);
         }
+        loops_.pop_back();
         break;
       case StmtKind::Break:
       case StmtKind::Continue: break;
@@ -328,6 +350,8 @@ class MemoryModelChecker {
       return;
     }
     if (id == BuiltinId::PutSignal) {
+      const auto& args = call->call->resolved_args;
+      check_flag_value(call, args[2], args[3]);
       state.stores.clear();  // the put, then a release signal
       return;
     }
@@ -336,10 +360,15 @@ class MemoryModelChecker {
     const bool accesses = id != BuiltinId::Fence;
     Target target = accesses ? target_of(call->call->resolved_args[0]) : Target{};
     if (accesses) check_remote_scope(call, target);
-    if ((id == BuiltinId::Signal || id == BuiltinId::AtomicStore) && !releases(order))
-      check_publication(call, target, state);
-    if (id == BuiltinId::WaitUntil && order == MemoryOrder::Relaxed && target.where != Target::Where::Unknown)
-      state.relaxed_waits.push_back({call, target});
+    if (id == BuiltinId::Signal || id == BuiltinId::AtomicStore) {
+      check_flag_value(call, call->call->resolved_args[0], call->call->resolved_args[1]);
+      if (!releases(order)) check_publication(call, target, state);
+    }
+    if (id == BuiltinId::WaitUntil) {
+      waits_.push_back({call, target});
+      if (order == MemoryOrder::Relaxed && target.where != Target::Where::Unknown)
+        state.relaxed_waits.push_back({call, target});
+    }
     if (releases(order)) state.stores.clear();
     if (acquires(order)) state.relaxed_waits.clear();
   }
@@ -384,11 +413,97 @@ class MemoryModelChecker {
     diags_.note(DiagKind::AcquireAfterWait, wait_call->range, scope_name(wait_call));
   }
 
+  // A constant flag value: a wait in the same function that it satisfies is
+  // matched once the walk is over; a loop that sets the same flag again is
+  // reported here.
+  void check_flag_value(const Expr* flag, const Expr* pointer, const Expr* value) {
+    const bool sets = flag->call->builtin->id == BuiltinId::AtomicStore ||
+                      enum_arg(flag, ParamKind::SignalOp) != static_cast<int>(SignalOp::Add);
+    if (!sets || !value->constant || !value->constant->value) return;
+    constant_sets_.push_back({flag, target_of(pointer), value});
+    const Stmt* loop = reusing_loop(pointer);
+    if (!loop || !first_report(DiagKind::ConstantFlagReuse, flag)) return;
+    diags_.warning(DiagKind::ConstantFlagReuse, value->range, flag->name, *value->constant->value,
+                   "every iteration of the loop sets the same flag to the same value, so a waiter cannot tell "
+                   "the iterations apart");
+    diags_.note(DiagKind::UseEpoch, loop->range, "this loop sets it again", "iteration and every launch",
+                "the launch's 'epoch' of begin_epoch (iris/ccl.iris) combined with the iteration");
+  }
+
+  // The outermost loop around the walk's position whose iterations all set
+  // the flag `pointer`: a `for` whose variable the pointer does not use, or a
+  // `while`; none where the pointer depends on a `var`.
+  const Stmt* reusing_loop(const Expr* pointer) const {
+    std::vector<const Binding*> names;
+    if (!collect_names(pointer, names)) return nullptr;
+    for (const Stmt* loop : loops_)
+      if (loop->kind == StmtKind::While || std::find(names.begin(), names.end(), loop->binding) == names.end())
+        return loop;
+    return nullptr;
+  }
+
+  // The names `e` depends on, through `let`s; false when one is a `var`.
+  bool collect_names(const Expr* e, std::vector<const Binding*>& names) const {
+    e = resolved(e);
+    if (e->kind == ExprKind::Name && e->binding) {
+      if (e->binding->kind == Binding::Kind::Var) return false;
+      names.push_back(e->binding);
+    }
+    for (const Expr* operand : e->operand_list())
+      if (!collect_names(operand, names)) return false;
+    if (e->kind == ExprKind::Call)
+      for (const CallArg& arg : e->call->args)
+        if (!collect_names(arg.value, names)) return false;
+    return true;
+  }
+
+  static bool compares_true(int cmp, int64_t left, int64_t right) {
+    switch (cmp) {
+      case 0: return left == right;
+      case 1: return left != right;
+      case 2: return left < right;
+      case 3: return left <= right;
+      case 4: return left > right;
+      case 5: return left >= right;
+      default: return false;
+    }
+  }
+
+  // A flag of the function set to a constant that a wait of the function on
+  // a flag of the same parameter accepts. Flags start at zero: a wait that
+  // accepts 0 passes at once in the first launch too (a lock's "is it free"),
+  // so it is no sign of a flag that needs a new value at every launch.
+  void check_waited_constants() {
+    for (const ConstantSet& set : constant_sets_) {
+      const Expr* value = set.value;
+      for (const Pending& wait : waits_) {
+        const Expr* expected = wait.call->call->resolved_args[2];
+        if (!set.target.root || set.target.root != wait.target.root || !expected->constant ||
+            !expected->constant->value)
+          continue;
+        const int cmp = enum_arg(wait.call, ParamKind::Cmp);
+        if (!compares_true(cmp, *value->constant->value, *expected->constant->value) ||
+            compares_true(cmp, 0, *expected->constant->value))
+          continue;
+        if (!first_report(DiagKind::ConstantFlagReuse, set.call)) break;
+        diags_.warning(DiagKind::ConstantFlagReuse, value->range, set.call->name, *value->constant->value,
+                       "once the kernel has run, the flag holds it, and the wait on it passes at once in the next "
+                       "launch");
+        diags_.note(DiagKind::UseEpoch, wait.call->range, "this wait accepts the value an earlier launch left",
+                    "launch", "'let epoch = begin_epoch(sync);' of iris/ccl.iris");
+        break;
+      }
+    }
+  }
+
   Diagnostics& diags_;
   const Function* function_ = nullptr;
   std::unordered_map<const Binding*, const Expr*> let_values_;
   std::unordered_map<const Function*, Orders> orders_;
   std::vector<const Expr*> other_ranks_;  // ranks proven not mine around the walk's position
+  std::vector<const Stmt*> loops_;        // the loops around the walk's position, outermost first
+  std::vector<ConstantSet> constant_sets_;  // of the function
+  std::vector<Pending> waits_;            // of the function
   std::set<std::pair<DiagKind, const Expr*>> reported_;
 };
 

@@ -89,6 +89,10 @@ cl::opt<bool> no_publication("Wno-publication",
                              cl::desc("Allow stores published by a flag that does not release, and loads after "
                                       "a wait that does not acquire"),
                              cl::cat(category));
+cl::opt<bool> no_flag_reuse("Wno-flag-reuse",
+                            cl::desc("Allow flags set to a constant that a wait accepts, or that a loop sets "
+                                     "again"),
+                            cl::cat(category));
 cl::opt<unsigned> error_limit("error-limit",
                               cl::desc("Stop after <n> errors; 0 for no limit (default 20)"),
                               cl::value_desc("n"), cl::init(20), cl::cat(category));
@@ -212,6 +216,7 @@ int run(const char* argv0) {
     diags.suppress(DiagKind::UnorderedPublication);
     diags.suppress(DiagKind::UnorderedFlagRead);
   }
+  if (no_flag_reuse) diags.suppress(DiagKind::ConstantFlagReuse);
 
   std::vector<Diagnostic> seen;
   if (verify) diags.set_consumer([&](const Diagnostic& d) { seen.push_back(d); });

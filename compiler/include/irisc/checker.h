@@ -17,9 +17,9 @@ inline constexpr int64_t kMaxTileSize = int64_t{1} << 20;
 void check(Module& module, Diagnostics& diags);
 
 // The memory model, checked (language.md 12.1): atomics, signals and waits on
-// other ranks' memory at a scope narrower than `sys`, and data published by a
-// flag that does not release (and read after a wait that does not acquire).
-// Runs on a checked module.
+// other ranks' memory at a scope narrower than `sys`, data published by a flag
+// that does not release (and read after a wait that does not acquire), and
+// flags set to a constant that is then reused. Runs on a checked module.
 void check_memory_model(const Module& module, Diagnostics& diags);
 
 }  // namespace irisc
