@@ -31,6 +31,7 @@
 
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace irisc {
@@ -119,11 +120,19 @@ class MemoryModelChecker {
   }
 
   // Whether a and b surely have the same value: the same immutable names,
-  // literals, operators and rank built-ins.
+  // literals, operators and rank built-ins. Ranks are short expressions; the
+  // comparison gives up (not the same) past kSameValueBudget pairs of nodes,
+  // as `let`s that each use the one before twice would make it exponential.
+  static constexpr int kSameValueBudget = 4096;
   bool same_value(const Expr* a, const Expr* b) const {
+    int budget = kSameValueBudget;
+    return same_value(a, b, budget);
+  }
+  bool same_value(const Expr* a, const Expr* b, int& budget) const {
     a = resolved(a);
     b = resolved(b);
     if (a == b) return true;
+    if (--budget < 0) return false;
     if (a->constant && b->constant && a->constant->value && b->constant->value)
       return *a->constant->value == *b->constant->value;
     if (a->kind != b->kind || a->op != b->op) return false;
@@ -135,10 +144,10 @@ class MemoryModelChecker {
       case ExprKind::AddAxis:
         return a->int_value == b->int_value && std::equal(a->operand_list().begin(), a->operand_list().end(),
                                                           b->operand_list().begin(), b->operand_list().end(),
-                                                          [&](const Expr* x, const Expr* y) { return same_value(x, y); });
+                                                          [&](const Expr* x, const Expr* y) { return same_value(x, y, budget); });
       case ExprKind::Cast:
         return text_of(a->type_syntax->range) == text_of(b->type_syntax->range) &&
-               same_value(a->operands[0], b->operands[0]);
+               same_value(a->operands[0], b->operands[0], budget);
       case ExprKind::Call: {
         const BuiltinInfo* builtin = a->call->builtin;
         if (!builtin || builtin != b->call->builtin) return false;
@@ -155,7 +164,7 @@ class MemoryModelChecker {
         const auto& x = a->call->resolved_args;
         const auto& y = b->call->resolved_args;
         return std::equal(x.begin(), x.end(), y.begin(), y.end(), [&](const Expr* p, const Expr* q) {
-          return p && q ? same_value(p, q) : p == q;
+          return p && q ? same_value(p, q, budget) : p == q;
         });
       }
       default: return false;
@@ -222,13 +231,62 @@ class MemoryModelChecker {
 
   // What a call of a device function orders: its body's releases and
   // acquires, through its own calls; an imported function may do both.
+  // Without recursion, as a chain of calls may be as long as the program:
+  // the functions `fn` reaches that are not known yet get their own orders
+  // and the known callees', then spread them to their callers until nothing
+  // changes.
   Orders orders_of(const Function& fn) {
-    if (!fn.body) return {true, true};
     if (auto known = orders_.find(&fn); known != orders_.end()) return known->second;
-    orders_[&fn] = {};  // a cycle of calls adds nothing
-    Orders found;
-    std::vector<const Stmt*> stmts = {fn.body};
-    std::vector<const Expr*> exprs;
+    std::unordered_map<const Function*, std::vector<const Function*>> callers;  // of the functions found
+    std::vector<const Function*> found = {&fn}, pending = {&fn};
+    callers[&fn];
+    while (!pending.empty()) {
+      const Function* f = pending.back();
+      pending.pop_back();
+      Orders own{!f->body, !f->body};
+      for (const Expr* call : calls_in(*f)) {
+        if (const Function* callee = call->call->callee) {
+          if (auto it = callers.find(callee); it != callers.end()) {
+            it->second.push_back(f);
+          } else if (auto known = orders_.find(callee); known != orders_.end()) {
+            own.releases |= known->second.releases;
+            own.acquires |= known->second.acquires;
+          } else {
+            callers[callee].push_back(f);
+            found.push_back(callee);
+            pending.push_back(callee);
+          }
+        } else if (call->call->builtin->id == BuiltinId::PutSignal) {
+          own.releases = true;
+        } else if (enum_arg(call, ParamKind::Sem) >= 0) {
+          auto order = static_cast<MemoryOrder>(enum_arg(call, ParamKind::Sem));
+          own.releases |= releases(order);
+          own.acquires |= acquires(order);
+        }
+      }
+      orders_[f] = own;
+    }
+    for (std::vector<const Function*> changed = found; !changed.empty();) {
+      const Orders callee = orders_[changed.back()];
+      const std::vector<const Function*>& to = callers[changed.back()];
+      changed.pop_back();
+      for (const Function* caller : to) {
+        Orders& orders = orders_[caller];
+        if ((callee.releases && !orders.releases) || (callee.acquires && !orders.acquires)) {
+          orders.releases |= callee.releases;
+          orders.acquires |= callee.acquires;
+          changed.push_back(caller);
+        }
+      }
+    }
+    return orders_[&fn];
+  }
+
+  // The calls of built-ins and device functions in a function's body.
+  static std::vector<const Expr*> calls_in(const Function& fn) {
+    std::vector<const Expr*> calls, exprs;
+    std::vector<const Stmt*> stmts;
+    if (fn.body) stmts.push_back(fn.body);
     while (!stmts.empty()) {
       const Stmt* s = stmts.back();
       stmts.pop_back();
@@ -244,19 +302,9 @@ class MemoryModelChecker {
       for (const Expr* operand : e->operand_list()) exprs.push_back(operand);
       if (!e->call) continue;
       for (const CallArg& arg : e->call->args) exprs.push_back(arg.value);
-      if (e->call->callee) {
-        Orders callee = orders_of(*e->call->callee);
-        found.releases |= callee.releases;
-        found.acquires |= callee.acquires;
-      } else if (e->call->builtin && e->call->builtin->id == BuiltinId::PutSignal) {
-        found.releases = true;
-      } else if (e->call->builtin && enum_arg(e, ParamKind::Sem) >= 0) {
-        auto order = static_cast<MemoryOrder>(enum_arg(e, ParamKind::Sem));
-        found.releases |= releases(order);
-        found.acquires |= acquires(order);
-      }
+      if (e->call->callee || e->call->builtin) calls.push_back(e);
     }
-    return orders_[&fn] = found;
+    return calls;
   }
 
   // ---- the walk
@@ -296,17 +344,28 @@ class MemoryModelChecker {
         for (const Expr* e : {s->low, s->high, s->step})
           if (e) walk(e, state);
         loops_.push_back(s);
-        for (int pass = 0; pass < 2; ++pass) {
-          State iteration = state;
-          if (s->kind == StmtKind::While) walk(s->value, iteration);
-          walk(s->body, iteration);
-          state.join(iteration);
+        walk_iteration(s, state);
+        // The second iteration carries what the first left pending to the
+        // top of the body. Inside an enclosing loop's second iteration one is
+        // enough: the first found what the loop itself leaves, and walking
+        // nested loops twice in each would take 2^depth walks.
+        if (!in_second_iteration_) {
+          in_second_iteration_ = true;
+          walk_iteration(s, state);
+          in_second_iteration_ = false;
         }
         loops_.pop_back();
         break;
       case StmtKind::Break:
       case StmtKind::Continue: break;
     }
+  }
+
+  void walk_iteration(const Stmt* loop, State& state) {
+    State iteration = state;
+    if (loop->kind == StmtKind::While) walk(loop->value, iteration);
+    walk(loop->body, iteration);
+    state.join(iteration);
   }
 
   // `a != b` (`op` BangEq) or `a == b` (EqEq, for the else branch), alone or
@@ -443,17 +502,23 @@ class MemoryModelChecker {
   }
 
   // The names `e` depends on, through `let`s; false when one is a `var`.
+  // Each node once, without recursion: a `let` may use the one before it
+  // twice, a million times over.
   bool collect_names(const Expr* e, std::vector<const Binding*>& names) const {
-    e = resolved(e);
-    if (e->kind == ExprKind::Name && e->binding) {
-      if (e->binding->kind == Binding::Kind::Var) return false;
-      names.push_back(e->binding);
+    std::unordered_set<const Expr*> seen;
+    std::vector<const Expr*> exprs = {e};
+    while (!exprs.empty()) {
+      const Expr* next = resolved(exprs.back());
+      exprs.pop_back();
+      if (!seen.insert(next).second) continue;
+      if (next->kind == ExprKind::Name && next->binding) {
+        if (next->binding->kind == Binding::Kind::Var) return false;
+        names.push_back(next->binding);
+      }
+      for (const Expr* operand : next->operand_list()) exprs.push_back(operand);
+      if (next->kind == ExprKind::Call)
+        for (const CallArg& arg : next->call->args) exprs.push_back(arg.value);
     }
-    for (const Expr* operand : e->operand_list())
-      if (!collect_names(operand, names)) return false;
-    if (e->kind == ExprKind::Call)
-      for (const CallArg& arg : e->call->args)
-        if (!collect_names(arg.value, names)) return false;
     return true;
   }
 
@@ -502,6 +567,7 @@ class MemoryModelChecker {
   std::unordered_map<const Function*, Orders> orders_;
   std::vector<const Expr*> other_ranks_;  // ranks proven not mine around the walk's position
   std::vector<const Stmt*> loops_;        // the loops around the walk's position, outermost first
+  bool in_second_iteration_ = false;      // of a loop around the walk's position
   std::vector<ConstantSet> constant_sets_;  // of the function
   std::vector<Pending> waits_;            // of the function
   std::set<std::pair<DiagKind, const Expr*>> reported_;

@@ -76,6 +76,25 @@ def doubling_calls():
     return ("\n".join(lines) + "\nkernel k(p: *i32) { g70(p); }\n").encode()
 
 
+def nested_loops():
+    # The memory-model check walks a loop's body twice: twice in each of 200
+    # nested loops would be 2^200 walks.
+    opens = "".join(f"for v{i} in 0 .. 2 {{\n" for i in range(200))
+    body = "store(p @ v0, 1);\nsignal(f @ v0, v199, sem = release, scope = sys);\n"
+    return ("kernel k(p: sym *i32, f: sym *i32) {\n" + opens + body + "}\n" * 200 + "}\n").encode()
+
+
+def doubling_ranks():
+    # Ranks and flags through lets that each use the one before twice: the
+    # memory-model check compares the ranks of a store and a flag, and
+    # collects the names a flag depends on, in a loop that may set it again.
+    lines = ["let a0 = rank();", "let b0 = rank() + 1;"]
+    lines += [f"let a{i} = a{i - 1} + a{i - 1};" for i in range(1, 200)]
+    lines += [f"let b{i} = b{i - 1} + b{i - 1};" for i in range(1, 200)]
+    lines += ["for r in 0 .. 2 {", "store(p @ a199, 1);", "signal(f + a199 @ b199, 1, sem = relaxed, scope = sys);", "}"]
+    return ("kernel k(p: sym *i32, f: sym *i32) {\n" + "\n".join(lines) + "\n}\n").encode()
+
+
 # name: (expected status, generator[, irisc's options])
 CASES = {
     "nested_parens": (1, lambda: kernel_with(b"let x = " + b"(" * 10_000 + b"1" + b")" * 10_000 + b";")),
@@ -101,6 +120,8 @@ CASES = {
     "call_cycle": (0, call_cycle),
     "call_cycle_cpp": (0, call_cycle, ["--emit=cpp"]),
     "doubling_calls": (0, doubling_calls),
+    "nested_loops": (0, nested_loops),
+    "doubling_ranks": (0, doubling_ranks),
 }
 
 
