@@ -1,6 +1,7 @@
 // Formatting and printing of diagnostics; see diagnostics.h.
 #include "irisc/diagnostics.h"
 
+#include <llvm/Support/FormatVariadic.h>
 #include <llvm/Support/WithColor.h>
 
 #include <algorithm>
@@ -35,6 +36,30 @@ class ColorStringStream : public llvm::raw_string_ostream {
   bool colors_;
 };
 
+// A place as JSON: 1-based line and column, the column in bytes.
+llvm::json::Object json_position(const llvm::SourceMgr& sources, llvm::SMLoc loc, unsigned buffer) {
+  auto [line, column] = sources.getLineAndColumn(loc, buffer);
+  return llvm::json::Object{{"line", line}, {"column", column}};
+}
+
+// A diagnostic as JSON: its severity, kind (diagnostics.def's name) and
+// message, and where it is: the file and the range, whose end is one past its
+// last character. A diagnostic of no place (the error limit) has no kind,
+// file or range.
+llvm::json::Object json_entry(const llvm::SourceMgr& sources, const DiagKind* kind, Severity severity,
+                              llvm::SMRange range, std::string message) {
+  llvm::json::Object entry{{"severity", llvm::StringRef(severity_name(severity))},
+                           {"message", std::move(message)}};
+  if (kind) entry["kind"] = llvm::StringRef(diag_info(*kind).name);
+  unsigned buffer = range.Start.isValid() ? sources.FindBufferContainingLoc(range.Start) : 0;
+  if (buffer == 0) return entry;
+  llvm::SMLoc end = range.End.isValid() ? range.End : range.Start;
+  entry["file"] = sources.getMemoryBuffer(buffer)->getBufferIdentifier();
+  entry["range"] = llvm::json::Object{{"start", json_position(sources, range.Start, buffer)},
+                                      {"end", json_position(sources, end, buffer)}};
+  return entry;
+}
+
 }  // namespace
 
 const DiagKindInfo& diag_info(DiagKind kind) { return kInfos[static_cast<size_t>(kind)]; }
@@ -51,8 +76,8 @@ std::string_view severity_name(Severity severity) {
 }
 
 Diagnostics::Diagnostics(llvm::SourceMgr& sources, llvm::raw_ostream& out, bool colors,
-                         unsigned error_limit)
-    : sources_(sources), out_(out), colors_(colors), error_limit_(error_limit) {}
+                         unsigned error_limit, DiagnosticsFormat format)
+    : sources_(sources), out_(out), colors_(colors), error_limit_(error_limit), format_(format) {}
 
 std::string Diagnostics::format(DiagKind kind, fmt::format_args args) {
   return fmt::vformat(diag_info(kind).format, args);
@@ -65,9 +90,9 @@ void Diagnostics::report(DiagKind kind, llvm::SMRange range, std::string message
   if (suppressing_notes_) return;
   if (severity == Severity::Error) {
     if (error_limit_ != 0 && error_count_ >= error_limit_) {
-      llvm::WithColor::error(out_, "irisc", !colors_)
-          << fmt::format("too many errors emitted, stopping now [--error-limit={}]\n",
-                         error_limit_);
+      std::string stop = fmt::format("too many errors emitted, stopping now [--error-limit={}]", error_limit_);
+      if (format_ == DiagnosticsFormat::Json) add_json(json_entry(sources_, nullptr, severity, {}, stop), severity);
+      else llvm::WithColor::error(out_, "irisc", !colors_) << stop << "\n";
       throw ErrorLimitReached();
     }
     ++error_count_;
@@ -80,6 +105,10 @@ void Diagnostics::report(DiagKind kind, llvm::SMRange range, std::string message
 void Diagnostics::print(DiagKind kind, Severity severity, llvm::SMRange range, std::string message) {
   if (consumer_) {
     consumer_(Diagnostic{kind, severity, range, std::move(message)});
+    return;
+  }
+  if (format_ == DiagnosticsFormat::Json) {
+    add_json(json_entry(sources_, &kind, severity, range, std::move(message)), severity);
     return;
   }
   auto sm_kind = severity == Severity::Error     ? llvm::SourceMgr::DK_Error
@@ -97,6 +126,23 @@ void Diagnostics::print(DiagKind kind, Severity severity, llvm::SMRange range, s
   ColorStringStream buffer(text, colors_);
   sources_.PrintMessage(buffer, range.Start, sm_kind, message, ranges, {}, colors_);
   out_ << buffer.str();
+}
+
+// An error or a warning starts an entry; a note joins the one before it.
+void Diagnostics::add_json(llvm::json::Object entry, Severity severity) {
+  llvm::json::Object* error = json_.empty() ? nullptr : json_.back().getAsObject();
+  if (severity == Severity::Note && error) {
+    error->getArray("notes")->push_back(std::move(entry));
+    return;
+  }
+  entry["notes"] = llvm::json::Array();
+  json_.push_back(std::move(entry));
+}
+
+void Diagnostics::finish() {
+  if (format_ != DiagnosticsFormat::Json) return;
+  out_ << llvm::formatv("{0:2}", llvm::json::Value(std::move(json_))) << "\n";
+  json_ = {};
 }
 
 }  // namespace irisc

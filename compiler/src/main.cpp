@@ -93,6 +93,14 @@ cl::opt<bool> no_flag_reuse("Wno-flag-reuse",
                             cl::desc("Allow flags set to a constant that a wait accepts, or that a loop sets "
                                      "again"),
                             cl::cat(category));
+cl::opt<DiagnosticsFormat> diagnostics_format(
+    "diagnostics-format", cl::desc("How errors and notes are written to standard error"),
+    cl::init(DiagnosticsFormat::Text),
+    cl::values(clEnumValN(DiagnosticsFormat::Text, "text", "file:line:col: error: ..., with the source line (default)"),
+               clEnumValN(DiagnosticsFormat::Json, "json",
+                          "one JSON array at the end: each error with its file, range and notes "
+                          "(docs/editors.md)")),
+    cl::cat(category));
 cl::opt<unsigned> error_limit("error-limit",
                               cl::desc("Stop after <n> errors; 0 for no limit (default 20)"),
                               cl::value_desc("n"), cl::init(20), cl::cat(category));
@@ -209,7 +217,7 @@ int run(const char* argv0) {
   unsigned id = sources.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
   // LLVM's own --color option decides; by default, colour on a terminal only.
   bool colors = llvm::WithColor(llvm::errs()).colorsEnabled();
-  Diagnostics diags(sources, llvm::errs(), colors, verify ? 0 : error_limit.getValue());
+  Diagnostics diags(sources, llvm::errs(), colors, verify ? 0 : error_limit.getValue(), diagnostics_format);
 
   if (no_remote_scope) diags.suppress(DiagKind::RemoteScope);
   if (no_publication) {
@@ -223,6 +231,7 @@ int run(const char* argv0) {
   Stage last = emit == Emit::Tokens ? Stage::Tokens : emit == Emit::Ast ? Stage::Ast : Stage::Checked;
   ImportOptions imports = import_options(argv0);
   FrontendResult result = run_frontend(sources, id, diags, last, &imports);
+  diags.finish();
   if (verify) return verify_diagnostics(sources, id, seen, llvm::errs()) ? 0 : kExitUserError;
   if (!result.ok) return kExitUserError;
 

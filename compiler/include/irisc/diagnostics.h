@@ -4,11 +4,14 @@
 // emitted with a kind, a source range and the format arguments; notes attach
 // to the error or warning before them. Printing goes through llvm::SourceMgr,
 // which gives the familiar `file:line:col: error: message`, the source line
-// and a caret under the range.
-// A consumer hook lets the verifier and the tests observe diagnostics instead.
+// and a caret under the range; or, for editors and other tools, into one JSON
+// array written at the end (--diagnostics-format=json, docs/editors.md). A
+// consumer hook lets the verifier, the language server and the tests observe
+// diagnostics instead.
 #pragma once
 
 #include <fmt/format.h>
+#include <llvm/Support/JSON.h>
 #include <llvm/Support/SMLoc.h>
 #include <llvm/Support/SourceMgr.h>
 
@@ -31,6 +34,10 @@ enum class DiagKind : uint16_t {
 enum class Severity : uint8_t { Error, Warning, Note };
 // "error", "warning", "note": as printed, and as -verify's comments name them.
 std::string_view severity_name(Severity severity);
+
+// How diagnostics are written: as text, or as JSON, held back until finish()
+// so that each error carries its notes.
+enum class DiagnosticsFormat : uint8_t { Text, Json };
 
 struct DiagKindInfo {
   std::string_view name;
@@ -59,7 +66,7 @@ class Diagnostics {
 
   // error_limit 0 means no limit.
   Diagnostics(llvm::SourceMgr& sources, llvm::raw_ostream& out, bool colors,
-              unsigned error_limit);
+              unsigned error_limit, DiagnosticsFormat format = DiagnosticsFormat::Text);
   // Sends every diagnostic to `consumer` instead of printing it.
   void set_consumer(Consumer consumer) { consumer_ = std::move(consumer); }
   // While set, runs after every error, to add the notes that place it (the
@@ -83,6 +90,9 @@ class Diagnostics {
   // the driver's -Wno-<check> switches.
   void suppress(DiagKind kind) { suppressed_.push_back(kind); }
 
+  // Writes what the format holds back (the JSON array); once, after the run.
+  void finish();
+
   unsigned error_count() const { return error_count_; }
   bool has_errors() const { return error_count_ > 0; }
   llvm::SourceMgr& sources() { return sources_; }
@@ -91,11 +101,14 @@ class Diagnostics {
   static std::string format(DiagKind kind, fmt::format_args args);
   void report(DiagKind kind, llvm::SMRange range, std::string message);
   void print(DiagKind kind, Severity severity, llvm::SMRange range, std::string message);
+  void add_json(llvm::json::Object entry, Severity severity);
 
   llvm::SourceMgr& sources_;
   llvm::raw_ostream& out_;
   bool colors_;
   unsigned error_limit_;
+  DiagnosticsFormat format_;
+  llvm::json::Array json_;  // Json: the errors so far, each with its notes
   unsigned error_count_ = 0;
   Consumer consumer_;
   std::function<void()> error_context_;
