@@ -24,6 +24,11 @@ packages=(
   # runtime links) and OpenMPI for the runtime; ROCm's device libraries (bitcode) for
   # compiling for AMD (the AMD runtime, tests/amd).
   libamdhip64-dev openmpi-bin libopenmpi-dev rocm-device-libs
+  # Node.js for the grammar test (grammar/test): it tokenizes with the npm packages VS Code uses.
+  # Not 'npm' as well: the nodejs of these machines (NodeSource's) holds npm and conflicts with
+  # Debian's npm package; with Debian's own nodejs and no npm, scripts/test.sh installs no npm
+  # packages and ctest reports the grammar test skipped.
+  nodejs
 )
 
 missing=()
