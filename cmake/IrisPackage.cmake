@@ -61,8 +61,11 @@ function(iris_compiler_tools dir out)
   set(${out} ${tools} PARENT_SCOPE)
 endfunction()
 iris_compiler_tools(${PROJECT_SOURCE_DIR}/compiler iris_tools)
-# iris_add_kernels makes generated files depend on these targets in a build tree.
-set_property(GLOBAL PROPERTY IRIS_COMPILER_TOOLS ${iris_tools})
+# iris_add_kernels makes generated files depend on these targets in a build
+# tree: all but the language server, which irisc never starts.
+set(iris_kernel_tools ${iris_tools})
+list(REMOVE_ITEM iris_kernel_tools irisc-lsp)
+set_property(GLOBAL PROPERTY IRIS_COMPILER_TOOLS ${iris_kernel_tools})
 
 # Project target -> name in the package (Iris::<name>).
 set(iris_libraries

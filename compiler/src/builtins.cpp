@@ -100,6 +100,13 @@ const BuiltinInfo* find_builtin(std::string_view name) {
   return it == table().end() ? nullptr : &it->second;
 }
 
+std::vector<const BuiltinInfo*> all_builtins() {
+  return {
+#define BUILTIN(Name, Spelling, Params) find_builtin(Spelling),
+#include "irisc/builtins.def"
+  };
+}
+
 size_t param_of_kind(const BuiltinInfo& b, ParamKind kind) {
   for (size_t i = 0; i < b.params.size(); ++i)
     if (b.params[i].kind == kind) return i;

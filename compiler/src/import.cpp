@@ -95,40 +95,16 @@ class Importer {
     }
     // Loaded now so that --verify also reads the expectations it holds.
     buffer_of(decl.header);
-    std::string failure = run_helper(decl);
-    if (!failure.empty()) {
-      diags_.error(DiagKind::ImportFailed, decl.range, decl.path, failure);
+    HeaderDescription ran;
+    const HeaderDescription* described =
+        options_.describe ? options_.describe(decl.header) : &(ran = describe_header(decl.header, options_));
+    if (!described) return;
+    if (!described->failure.empty()) {
+      diags_.error(DiagKind::ImportFailed, decl.range, decl.path, described->failure);
       return;
     }
+    decl.description = described->description;
     read_description(decl);
-  }
-
-  // Runs irisc-import-hip; returns "" or why it failed. Its standard output
-  // goes to a temporary file, its standard error (Clang's diagnostics) to
-  // ours.
-  std::string run_helper(ImportDecl& decl) {
-    llvm::SmallString<128> output;
-    if (std::error_code ec = llvm::sys::fs::createTemporaryFile("irisc-import", "txt", output))
-      return "cannot create a temporary file: " + ec.message();
-    std::vector<std::string> args = {options_.helper, decl.header};
-    if (!options_.compile_commands_dir.empty()) {
-      args.push_back("-p");
-      args.push_back(options_.compile_commands_dir);
-    }
-    args.push_back("--");
-    for (const std::string& dir : options_.include_dirs) args.push_back("-I" + dir);
-    std::vector<llvm::StringRef> argv(args.begin(), args.end());
-    std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(output), std::nullopt};
-    std::string error;
-    int status = llvm::sys::ExecuteAndWait(options_.helper, argv, std::nullopt, redirects, 0, 0, &error);
-    auto text = llvm::MemoryBuffer::getFile(output, /*IsText=*/true);
-    llvm::sys::fs::remove(output);
-    if (status == protocol::kExitHeaderErrors) return "Clang reported errors in the header";
-    if (status < 0) return "cannot run '" + options_.helper + "': " + error;
-    if (status != 0) return "'" + options_.helper + "' failed with status " + std::to_string(status);
-    if (!text) return "cannot read the output of '" + options_.helper + "'";
-    decl.description = (*text)->getBuffer().str();
-    return "";
   }
 
   void read_description(ImportDecl& decl) {
@@ -213,6 +189,46 @@ class Importer {
 };
 
 }  // namespace
+
+ImportOptions installed_import_options(const char* argv0, void* anchor) {
+  llvm::SmallString<256> dir(llvm::sys::fs::getMainExecutable(argv0, anchor));
+  llvm::sys::path::remove_filename(dir);
+  llvm::SmallString<256> helper(dir);
+  llvm::sys::path::append(helper, protocol::kTool);
+  llvm::SmallString<256> modules(dir), module_dir;
+  llvm::sys::path::append(modules, "..", "include");
+  if (llvm::sys::fs::real_path(modules, module_dir)) module_dir.clear();
+  ImportOptions options;
+  options.helper = std::string(helper);
+  options.module_dir = std::string(module_dir);
+  return options;
+}
+
+// irisc-import-hip's standard output goes to a temporary file, its standard
+// error (Clang's diagnostics) to ours.
+HeaderDescription describe_header(const std::string& header, const ImportOptions& options) {
+  llvm::SmallString<128> output;
+  if (std::error_code ec = llvm::sys::fs::createTemporaryFile("irisc-import", "txt", output))
+    return {"", "cannot create a temporary file: " + ec.message()};
+  std::vector<std::string> args = {options.helper, header};
+  if (!options.compile_commands_dir.empty()) {
+    args.push_back("-p");
+    args.push_back(options.compile_commands_dir);
+  }
+  args.push_back("--");
+  for (const std::string& dir : options.include_dirs) args.push_back("-I" + dir);
+  std::vector<llvm::StringRef> argv(args.begin(), args.end());
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(output), std::nullopt};
+  std::string error;
+  int status = llvm::sys::ExecuteAndWait(options.helper, argv, std::nullopt, redirects, 0, 0, &error);
+  auto text = llvm::MemoryBuffer::getFile(output, /*IsText=*/true);
+  llvm::sys::fs::remove(output);
+  if (status == protocol::kExitHeaderErrors) return {"", "Clang reported errors in the header"};
+  if (status < 0) return {"", "cannot run '" + options.helper + "': " + error};
+  if (status != 0) return {"", "'" + options.helper + "' failed with status " + std::to_string(status)};
+  if (!text) return {"", "cannot read the output of '" + options.helper + "'"};
+  return {(*text)->getBuffer().str(), ""};
+}
 
 void resolve_imports(Module& module, llvm::SourceMgr& sources, const std::string& dir,
                      Diagnostics& diags, const ImportOptions& options, ModuleLoader& modules) {

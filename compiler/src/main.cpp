@@ -7,7 +7,6 @@
 #include "irisc/depfile.h"
 #include "irisc/emit.h"
 #include "irisc/frontend.h"
-#include "irisc/import_protocol.h"
 #include "irisc/lower.h"
 #include "irisc/summary.h"
 #include "irisc/verify.h"
@@ -16,7 +15,6 @@
 #include <llvm/Support/ErrorHandling.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/MemoryBuffer.h>
-#include <llvm/Support/Path.h>
 #include <llvm/Support/PrettyStackTrace.h>
 #include <llvm/Support/Signals.h>
 #include <llvm/Support/WithColor.h>
@@ -141,20 +139,14 @@ std::vector<std::string> files_read(const FrontendResult& result) {
   return files;
 }
 
-// irisc-import-hip is installed next to irisc, and the package's .iris modules
-// in the include folder beside irisc's folder: <prefix>/bin/irisc and
-// <prefix>/include/iris/*.iris, or in the build tree compiler/irisc and
-// include, a link to runtime/include (cmake/IrisPackage.cmake).
+// irisc-import-hip and the package's modules as installed beside irisc
+// (cmake/IrisPackage.cmake), with the command line's -I and -p.
 ImportOptions import_options(const char* argv0) {
   static int anchor;
-  llvm::SmallString<256> dir(llvm::sys::fs::getMainExecutable(argv0, &anchor));
-  llvm::sys::path::remove_filename(dir);
-  llvm::SmallString<256> helper(dir);
-  llvm::sys::path::append(helper, import_protocol::kTool);
-  llvm::SmallString<256> modules(dir), module_dir;
-  llvm::sys::path::append(modules, "..", "include");
-  if (llvm::sys::fs::real_path(modules, module_dir)) module_dir.clear();
-  return {std::string(helper), include_dirs, compile_commands, std::string(module_dir)};
+  ImportOptions options = installed_import_options(argv0, &anchor);
+  options.include_dirs = include_dirs;
+  options.compile_commands_dir = compile_commands;
+  return options;
 }
 
 // Checks the -MD options before any work; returns an error message or "".

@@ -44,6 +44,8 @@ struct BuiltinInfo {
 
 // The built-in called `name`, or null.
 const BuiltinInfo* find_builtin(std::string_view name);
+// Every built-in, in builtins.def's order (the language server's completions).
+std::vector<const BuiltinInfo*> all_builtins();
 
 // The index of b's parameter of kind `kind` (the first), or b.params.size().
 size_t param_of_kind(const BuiltinInfo& b, ParamKind kind);

@@ -15,17 +15,38 @@
 #include "irisc/ast.h"
 #include "irisc/diagnostics.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
 namespace irisc {
+
+// What the helper said of a header: its description (import_protocol.h), or
+// why there is none.
+struct HeaderDescription {
+  std::string description;
+  std::string failure;  // empty when it succeeded
+};
 
 struct ImportOptions {
   std::string helper;  // path of irisc-import-hip
   std::vector<std::string> include_dirs;  // searched for imports; passed to Clang as -I
   std::string compile_commands_dir;  // passed to the helper as -p when not empty
   std::string module_dir;  // the Iris package's .iris modules, searched last; empty: none
+  // Where set, asked for a header's description instead of running the
+  // helper (the language server's cache, which runs it in the background):
+  // null while it is not known, which leaves the import without functions.
+  std::function<const HeaderDescription*(const std::string& header)> describe;
 };
+
+// The options of a program installed next to irisc (argv0 and any function of
+// the program as `anchor`): the helper in its folder, the package's modules in
+// the include folder beside it (<prefix>/bin and <prefix>/include/iris, or
+// compiler/ and include/ in the build tree).
+ImportOptions installed_import_options(const char* argv0, void* anchor);
+
+// Runs the helper on `header` (absolute) with `options`' flags.
+HeaderDescription describe_header(const std::string& header, const ImportOptions& options);
 
 // A file the import phase found (an .iris module, or a header).
 struct FoundFile {
