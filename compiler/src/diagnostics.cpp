@@ -60,6 +60,48 @@ llvm::json::Object json_entry(const llvm::SourceMgr& sources, const DiagKind* ki
   return entry;
 }
 
+// An entry's place as a SARIF location, or null when it has none.
+llvm::json::Value sarif_location(const llvm::json::Object& entry) {
+  const llvm::json::Object* range = entry.getObject("range");
+  std::optional<llvm::StringRef> file = entry.getString("file");
+  if (!range || !file) return nullptr;
+  auto at = [&](llvm::StringRef end, llvm::StringRef key) { return *range->getObject(end)->getInteger(key); };
+  llvm::json::Object region{{"startLine", at("start", "line")}, {"startColumn", at("start", "column")},
+                            {"endLine", at("end", "line")}, {"endColumn", at("end", "column")}};
+  return llvm::json::Object{{"physicalLocation", llvm::json::Object{{"artifactLocation", llvm::json::Object{{"uri", *file}}},
+                                                                    {"region", std::move(region)}}}};
+}
+
+// SARIF 2.1.0 (GitHub code scanning and other viewers) of the JSON entries:
+// a result per error or warning (SARIF's levels have the same names),
+// ruled by its kind, its notes as related locations.
+llvm::json::Value sarif(const llvm::json::Array& entries) {
+  llvm::json::Array results;
+  for (const llvm::json::Value& value : entries) {
+    const llvm::json::Object& entry = *value.getAsObject();
+    llvm::json::Object result{{"level", *entry.getString("severity")},
+                              {"message", llvm::json::Object{{"text", *entry.getString("message")}}}};
+    if (std::optional<llvm::StringRef> kind = entry.getString("kind")) result["ruleId"] = *kind;
+    if (llvm::json::Value location = sarif_location(entry); location.kind() != llvm::json::Value::Null)
+      result["locations"] = llvm::json::Array{std::move(location)};
+    llvm::json::Array related;
+    for (const llvm::json::Value& note : *entry.getArray("notes")) {
+      llvm::json::Value location = sarif_location(*note.getAsObject());
+      if (location.kind() == llvm::json::Value::Null) continue;
+      (*location.getAsObject())["message"] = llvm::json::Object{{"text", *note.getAsObject()->getString("message")}};
+      related.push_back(std::move(location));
+    }
+    if (!related.empty()) result["relatedLocations"] = std::move(related);
+    results.push_back(std::move(result));
+  }
+  llvm::json::Object run{{"tool", llvm::json::Object{{"driver", llvm::json::Object{{"name", "irisc"}}}}},
+                         {"columnKind", "unicodeCodePoints"},
+                         {"results", std::move(results)}};
+  return llvm::json::Object{{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+                            {"version", "2.1.0"},
+                            {"runs", llvm::json::Array{std::move(run)}}};
+}
+
 }  // namespace
 
 const DiagKindInfo& diag_info(DiagKind kind) { return kInfos[static_cast<size_t>(kind)]; }
@@ -91,7 +133,7 @@ void Diagnostics::report(DiagKind kind, llvm::SMRange range, std::string message
   if (severity == Severity::Error) {
     if (error_limit_ != 0 && error_count_ >= error_limit_) {
       std::string stop = fmt::format("too many errors emitted, stopping now [--error-limit={}]", error_limit_);
-      if (format_ == DiagnosticsFormat::Json) add_json(json_entry(sources_, nullptr, severity, {}, stop), severity);
+      if (format_ != DiagnosticsFormat::Text) add_json(json_entry(sources_, nullptr, severity, {}, stop), severity);
       else llvm::WithColor::error(out_, "irisc", !colors_) << stop << "\n";
       throw ErrorLimitReached();
     }
@@ -107,7 +149,7 @@ void Diagnostics::print(DiagKind kind, Severity severity, llvm::SMRange range, s
     consumer_(Diagnostic{kind, severity, range, std::move(message)});
     return;
   }
-  if (format_ == DiagnosticsFormat::Json) {
+  if (format_ != DiagnosticsFormat::Text) {
     add_json(json_entry(sources_, &kind, severity, range, std::move(message)), severity);
     return;
   }
@@ -140,8 +182,9 @@ void Diagnostics::add_json(llvm::json::Object entry, Severity severity) {
 }
 
 void Diagnostics::finish() {
-  if (format_ != DiagnosticsFormat::Json) return;
-  out_ << llvm::formatv("{0:2}", llvm::json::Value(std::move(json_))) << "\n";
+  if (format_ == DiagnosticsFormat::Text) return;
+  llvm::json::Value document = format_ == DiagnosticsFormat::Sarif ? sarif(json_) : llvm::json::Value(std::move(json_));
+  out_ << llvm::formatv("{0:2}", document) << "\n";
   json_ = {};
 }
 

@@ -97,7 +97,8 @@ cl::opt<DiagnosticsFormat> diagnostics_format(
     cl::values(clEnumValN(DiagnosticsFormat::Text, "text", "file:line:col: error: ..., with the source line (default)"),
                clEnumValN(DiagnosticsFormat::Json, "json",
                           "one JSON array at the end: each error with its file, range and notes "
-                          "(docs/editors.md)")),
+                          "(docs/editors.md)"),
+               clEnumValN(DiagnosticsFormat::Sarif, "sarif", "the same as a SARIF 2.1.0 log, for code-scanning tools")),
     cl::cat(category));
 cl::opt<unsigned> error_limit("error-limit",
                               cl::desc("Stop after <n> errors; 0 for no limit (default 20)"),

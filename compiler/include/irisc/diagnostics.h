@@ -5,7 +5,8 @@
 // to the error or warning before them. Printing goes through llvm::SourceMgr,
 // which gives the familiar `file:line:col: error: message`, the source line
 // and a caret under the range; or, for editors and other tools, into one JSON
-// array written at the end (--diagnostics-format=json, docs/editors.md). A
+// array or SARIF log written at the end (--diagnostics-format=json or sarif,
+// docs/editors.md). A
 // consumer hook lets the verifier, the language server and the tests observe
 // diagnostics instead.
 #pragma once
@@ -35,9 +36,9 @@ enum class Severity : uint8_t { Error, Warning, Note };
 // "error", "warning", "note": as printed, and as -verify's comments name them.
 std::string_view severity_name(Severity severity);
 
-// How diagnostics are written: as text, or as JSON, held back until finish()
-// so that each error carries its notes.
-enum class DiagnosticsFormat : uint8_t { Text, Json };
+// How diagnostics are written: as text, or as JSON (irisc's own array, or a
+// SARIF log), held back until finish() so that each error carries its notes.
+enum class DiagnosticsFormat : uint8_t { Text, Json, Sarif };
 
 struct DiagKindInfo {
   std::string_view name;
@@ -90,7 +91,8 @@ class Diagnostics {
   // the driver's -Wno-<check> switches.
   void suppress(DiagKind kind) { suppressed_.push_back(kind); }
 
-  // Writes what the format holds back (the JSON array); once, after the run.
+  // Writes what the format holds back (the JSON array, the SARIF log); once,
+  // after the run.
   void finish();
 
   unsigned error_count() const { return error_count_; }
@@ -108,7 +110,7 @@ class Diagnostics {
   bool colors_;
   unsigned error_limit_;
   DiagnosticsFormat format_;
-  llvm::json::Array json_;  // Json: the errors so far, each with its notes
+  llvm::json::Array json_;  // Json, Sarif: the errors so far, each with its notes
   unsigned error_count_ = 0;
   Consumer consumer_;
   std::function<void()> error_context_;
