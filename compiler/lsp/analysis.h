@@ -28,7 +28,7 @@ std::string uri_of_path(std::string_view path);
 class Analysis {
  public:
   // Checks `text`, the document at `path` (absolute), importing through
-  // `imports`; a header whose description its describe hook does not know yet
+  // `imports`, whose describe hook must be set: a header it does not know yet
   // leaves the analysis pending.
   Analysis(const std::string& path, const std::string& text, const ImportOptions& imports);
   Analysis(const Analysis&) = delete;

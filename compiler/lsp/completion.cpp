@@ -1,6 +1,7 @@
 // Completions; see completion.h.
 #include "completion.h"
 
+#include <algorithm>
 #include <cctype>
 
 namespace irisc::lsp {

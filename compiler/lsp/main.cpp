@@ -6,7 +6,6 @@
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/raw_ostream.h>
 
-#include <cstdio>
 #include <iostream>
 #include <mutex>
 
