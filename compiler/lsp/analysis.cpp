@@ -238,7 +238,7 @@ llvm::json::Array Analysis::diagnostics() const {
     }
     if (buffer != buffer_) range = {llvm::SMLoc::getFromPointer(sources_.getMemoryBuffer(buffer_)->getBufferStart()), {}};
     out.push_back(llvm::json::Object{{"range", range_of(range, buffer_)},
-                                     {"severity", 1},
+                                     {"severity", d.severity == Severity::Warning ? 2 : 1},  // LSP's Warning, Error
                                      {"source", "irisc"},
                                      {"code", llvm::StringRef(diag_info(d.kind).name)},
                                      {"message", message},
