@@ -79,6 +79,10 @@ run smoke threads 2 "$build/tests/gpu/iris_gpu_smoke" --ranks 2
 run smoke threads 4 "$build/tests/gpu/iris_gpu_smoke" --ranks 4
 run checked_failure threads 2 "$build/tests/gpu/iris_gpu_smoke" --checked-failure
 run abort threads 2 "$build/tests/gpu/iris_gpu_smoke" --abort
+# A checked wait that nobody signals ends in a hang report (docs/debugging.md).
+for ranks in $ranks_list; do
+  run hang threads "$ranks" "$build/tests/gpu/iris_gpu_smoke" --hang --ranks "$ranks"
+done
 run tile_library threads 1 "$build/tests/tile/tile_unit_tests_gpu"
 # The collectives' tests take their world sizes as arguments (threads) or mpirun's.
 ccl_tests=(validation validation_checked graph graph_checked)

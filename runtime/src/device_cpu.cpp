@@ -13,18 +13,6 @@ namespace iris {
 namespace detail {
 namespace {
 
-const char* cmp_text(Cmp op) {
-  switch (op) {
-    case Cmp::eq: return "==";
-    case Cmp::ne: return "!=";
-    case Cmp::lt: return "<";
-    case Cmp::le: return "<=";
-    case Cmp::gt: return ">";
-    case Cmp::ge: return ">=";
-  }
-  return "?";
-}
-
 // Sets the rank's activity word for the lifetime of the object, back to running after.
 class ActivityScope {
  public:

@@ -57,6 +57,7 @@
 #include <string>
 #include <vector>
 
+#include "hang_timeout.hpp"
 #include "heap_allocator.hpp"
 #include "heap_memory.hpp"
 #include "mpi_start.hpp"
@@ -76,7 +77,7 @@ enum class Provider : std::uint64_t { automatic, ipc, mpi };
 struct Settings {
   Provider provider = Provider::automatic;
   std::uint64_t ranks_per_node = 0;  // 0: a node is a host
-  double hang_timeout = 10;          // seconds
+  double hang_timeout = kDefaultHangTimeout;  // seconds
 
   // What every rank compares with rank 0's.
   static constexpr int kWords = 3;
@@ -112,13 +113,7 @@ Settings read_settings(std::string& failure) {
     if (*end == '\0' && n >= 1) s.ranks_per_node = static_cast<std::uint64_t>(n);
     else failure = "iris: run_mpi: IRIS_RANKS_PER_NODE must be a positive integer, got '" + per_node + "'";
   }
-  const std::string timeout = variable("IRIS_HANG_TIMEOUT");
-  if (!timeout.empty()) {
-    char* end = nullptr;
-    const double seconds = std::strtod(timeout.c_str(), &end);
-    if (*end == '\0' && seconds > 0) s.hang_timeout = seconds;
-    else failure = "iris: run_mpi: IRIS_HANG_TIMEOUT must be a positive number of seconds, got '" + timeout + "'";
-  }
+  s.hang_timeout = hang_timeout_setting("run_mpi", failure);
   return s;
 }
 

@@ -12,6 +12,7 @@
 #include <thread>
 #include <utility>
 
+#include "hang_timeout.hpp"
 #include "rank_methods.hpp"
 #include "rank_threads.hpp"
 
@@ -73,8 +74,20 @@ DeviceGuard::~DeviceGuard() {
 
 // ------------------------------------------------------------------ world
 
+namespace {
+unsigned long long hang_timeout_ns_setting() {
+  std::string failure;
+  const double seconds = hang_timeout_setting("the GPU world", failure);
+  if (!failure.empty()) throw Error(failure);
+  return static_cast<unsigned long long>(seconds * 1e9);
+}
+}  // namespace
+
 World::World(int size_, std::size_t heap_bytes)
-    : size(size_), heap_size(heap_bytes), bases(static_cast<std::size_t>(size_), nullptr) {
+    : hang_timeout_ns(hang_timeout_ns_setting()),
+      size(size_),
+      heap_size(heap_bytes),
+      bases(static_cast<std::size_t>(size_), nullptr) {
   locals_.resize(static_cast<std::size_t>(size_));
 }
 
@@ -105,10 +118,12 @@ void World::create_heap(GpuRank& g) {
   g.base = g.allocation + ((addr + align - 1) / align * align - addr);
   // A fresh heap reads as zero, as on the CPU; the runtime area must start zeroed.
   IRIS_HIP(g.rank, g.device, hipMemset(g.base, 0, heap_size + kRuntimeAreaBytes));
-  void* report = nullptr;
-  IRIS_HIP(g.rank, g.device, hipHostMalloc(&report, sizeof(ErrorReport), hipHostMallocMapped | hipHostMallocPortable));
-  std::memset(report, 0, sizeof(ErrorReport));
-  g.report = static_cast<ErrorReport*>(report);
+  for (ErrorReport** buffer : {&g.report, &g.waiting}) {
+    void* p = nullptr;
+    IRIS_HIP(g.rank, g.device, hipHostMalloc(&p, sizeof(ErrorReport), hipHostMallocMapped | hipHostMallocPortable));
+    std::memset(p, 0, sizeof(ErrorReport));
+    *buffer = static_cast<ErrorReport*>(p);
+  }
   void* table = nullptr;
   IRIS_HIP(g.rank, g.device, hipMalloc(&table, sizeof(char*) * static_cast<std::size_t>(size)));
   g.device_bases = static_cast<char**>(table);
@@ -158,6 +173,11 @@ void World::publish(GpuRank& g) {
   ErrorReport* value = static_cast<ErrorReport*>(device_report);
   IRIS_HIP(g.rank, g.device, hipMemcpy(&area->report, &value, sizeof value, hipMemcpyHostToDevice));
   IRIS_HIP(g.rank, g.device, hipMemcpy(&area->trace, &g.trace, sizeof g.trace, hipMemcpyHostToDevice));
+  void* device_waiting = nullptr;
+  IRIS_HIP(g.rank, g.device, hipHostGetDevicePointer(&device_waiting, g.waiting, 0));
+  IRIS_HIP(g.rank, g.device, hipMemcpy(&area->waiting, &device_waiting, sizeof device_waiting, hipMemcpyHostToDevice));
+  IRIS_HIP(g.rank, g.device,
+           hipMemcpy(&area->hang_timeout_ns, &hang_timeout_ns, sizeof hang_timeout_ns, hipMemcpyHostToDevice));
   IRIS_HIP(g.rank, g.device, hipDeviceSynchronize());
 }
 
@@ -166,6 +186,8 @@ void World::release(GpuRank& g) {
   if (g.device_bases != nullptr) (void)hipFree(g.device_bases);
   if (g.allocation != nullptr) (void)hipFree(g.allocation);
   if (g.report != nullptr) (void)hipHostFree(g.report);
+  if (g.waiting != nullptr) (void)hipHostFree(g.waiting);
+  g.waiting = nullptr;
   if (g.trace != nullptr) (void)hipFree(g.trace);
   g.trace = nullptr;
   g.device_bases = nullptr;
@@ -204,6 +226,15 @@ void World::device_failed(int r, const char* call, hipError_t error) {
     reports.append(l->report->text, std::min<std::size_t>(length, ErrorReport::kCapacity - 1));
   }
   if (!reports.empty()) s << " -- checked mode: " << reports;
+  // Where the ranks of this process waited when the kernels stopped (checked
+  // waits say so after a millisecond).
+  for (const auto& l : locals_) {
+    if (l == nullptr || l->waiting == nullptr) continue;
+    const unsigned length = l->waiting->length;
+    if (length == 0) continue;
+    s << "; rank " << l->rank << " waits in ";
+    s.write(l->waiting->text, static_cast<std::streamsize>(std::min<std::size_t>(length, ErrorReport::kCapacity - 1)));
+  }
   throw Error(s.str());
 }
 

@@ -56,6 +56,7 @@ struct GpuRank {
   char* base = nullptr;           // heap base, aligned to HeapAllocator::kMaxAlignment
   char** device_bases = nullptr;  // device copy of the heap base table
   ErrorReport* report = nullptr;  // host-mapped checked-mode report buffer
+  ErrorReport* waiting = nullptr;  // host-mapped: where a checked wait of the rank waits long
   TraceBuffer* trace = nullptr;   // device memory, while the run records a trace: the header, then the events
   std::int64_t trace_clock_offset = 0;  // from the GPU's trace clock to the host's steady clock
   AllocationTable allocations{};  // the source of the last copy to the runtime area
@@ -114,6 +115,9 @@ struct World {
 
   // IRIS_TRACE's settings, while the run records a trace.
   const std::optional<TraceSettings> trace_options = trace_settings();
+  // IRIS_HANG_TIMEOUT in nanoseconds: how long a checked kernel's wait spins
+  // before it reports a hang.
+  const unsigned long long hang_timeout_ns;
 
   const int size;
   const std::size_t heap_size;

@@ -20,6 +20,12 @@
 //        a kernel calls check_rank with a bad rank: the device prints the
 //        "file:line: error: ..." line and traps, and Rank::barrier must throw an
 //        iris::Error that carries that line. Exits 0 if it did.
+//   iris_gpu_smoke --hang [--ranks N]
+//        a checked wait (iris::Checked at hang.iris:7) for a flag that nobody
+//        sets, on every rank, with IRIS_HANG_TIMEOUT=1: the first to time out
+//        reports the hang and traps, and the iris::Error must carry the wait's
+//        line, the flag's place and value, and where every rank waits. Exits 0
+//        if it did.
 #include <iris/kernel.hpp>
 
 #include <algorithm>
@@ -325,6 +331,41 @@ int abort_test() {
   return 1;
 }
 
+// A missing signal: every rank waits for its own flag, which nobody sets.
+struct NeverSignalled {
+  IRIS_DEVICE static void run(const iris::Program& p, int* flag) {
+    iris::wait<iris::Sem::acquire, iris::Scope::sys>(flag, iris::Cmp::eq, 1, iris::Checked{p, "hang.iris", 7});
+  }
+};
+
+int hang_test(int ranks) {
+  setenv("IRIS_HANG_TIMEOUT", "1", 1);
+  try {
+    iris::run_threads(ranks, std::size_t{4} << 20, [&](iris::Rank& rank) {
+      int* flag = rank.allocate<int>(1);
+      zero(flag, sizeof(int));
+      rank.barrier();
+      iris::launch_kernel<NeverSignalled>({1}, {}, rank.device_context(), flag);
+      rank.barrier();
+    });
+  } catch (const iris::Error& e) {
+    const std::string what = e.what();
+    std::printf("iris::Error: %s\n", what.c_str());
+    bool ok = what.find("hang.iris:7: error: hang in wait_until(*") != std::string::npos &&
+              what.find(" == 1): the condition is still false after 1 s (IRIS_HANG_TIMEOUT); the flag, at offset 0 "
+                        "of rank ") != std::string::npos &&
+              what.find("'s heap, in allocation #1 (heap offset 0, 4 bytes), holds 0 (rank ") != std::string::npos;
+    for (int r = 0; r < ranks; ++r) {
+      ok = ok && what.find("rank " + std::to_string(r) + " waits in wait_until at hang.iris:7 (program 0)") !=
+                     std::string::npos;
+    }
+    std::printf("hang reported: %s\n", ok ? "ok" : "FAILED (the message lacks a part of the report)");
+    return ok ? 0 : 1;
+  }
+  std::printf("FAILED: the wait did not end\n");
+  return 1;
+}
+
 int checked_failure() {
   try {
     iris::run_threads(2, std::size_t{4} << 20, [&](iris::Rank& rank) {
@@ -346,7 +387,7 @@ int checked_failure() {
 
 int main(int argc, char** argv) {
   int ranks = 2;
-  bool failure_mode = false, abort_mode = false;
+  bool failure_mode = false, abort_mode = false, hang_mode = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--ranks") == 0 && i + 1 < argc) {
       ranks = std::atoi(argv[++i]);
@@ -354,8 +395,10 @@ int main(int argc, char** argv) {
       failure_mode = true;
     } else if (std::strcmp(argv[i], "--abort") == 0) {
       abort_mode = true;
+    } else if (std::strcmp(argv[i], "--hang") == 0) {
+      hang_mode = true;
     } else {
-      std::fprintf(stderr, "usage: %s [--ranks N] [--checked-failure] [--abort]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--ranks N] [--checked-failure] [--abort] [--hang]\n", argv[0]);
       return 2;
     }
   }
@@ -371,6 +414,7 @@ int main(int argc, char** argv) {
   try {
     if (failure_mode) return checked_failure();
     if (abort_mode) return abort_test();
+    if (hang_mode) return hang_test(ranks);
     raw_test();
     runtime_test(ranks);
     outside_world_test(devices);

@@ -27,6 +27,7 @@
 #include <cstdint>
 
 #include "iris/host.hpp"
+#include "iris/memory_model.hpp"
 #include "iris/target.hpp"
 
 namespace iris {
@@ -196,6 +197,19 @@ IRIS_HD inline void describe_access(const DeviceContext& ctx, const AccessFault&
     what.add(" past the end of ");
   }
   describe_block(t, f.block, what);
+}
+
+// A wait's comparison as written: ">=".
+IRIS_HD inline const char* cmp_text(Cmp op) {
+  switch (op) {
+    case Cmp::eq: return "==";
+    case Cmp::ne: return "!=";
+    case Cmp::lt: return "<";
+    case Cmp::le: return "<=";
+    case Cmp::gt: return ">";
+    case Cmp::ge: return ">=";
+  }
+  return "?";
 }
 
 // Where a waited-for flag is, for a hang report: "offset 4096 of rank 1's heap,

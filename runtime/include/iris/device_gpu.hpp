@@ -13,8 +13,11 @@
 //     translated pointers need Scope::sys to be ordered with respect to other ranks.
 //   * wait_until spins with acquire (or relaxed) loads, backing off with __nanosleep
 //     on NVIDIA and s_sleep on AMD. It cannot detect deadlocks or failed ranks the
-//     way the CPU target does; a kernel that waits for something that never comes
-//     hangs (gpu-check.sh runs every sample under a timeout).
+//     way the CPU target does; in unchecked builds a kernel that waits for something
+//     that never comes hangs (gpu-check.sh runs every sample under a timeout). In
+//     checked builds (wait_until_checked) a wait that spins past IRIS_HANG_TIMEOUT
+//     reports a hang like a checked-mode violation (below), and every long wait of
+//     the rank says where it is, for that report.
 //   * barrier(ctx, program_id): see "Device barrier" below.
 //   * checked mode: a violation is written to the rank's report buffer (host memory,
 //     read by the host runtime when it sees the kernel fail), printed with printf as
@@ -78,7 +81,13 @@ struct BarrierState {
   detail::ErrorReport* report;  // this rank's report buffer (host-mapped)
   unsigned int report_claimed;  // the first failing thread takes it (atomic)
   TraceBuffer* trace;           // this rank's trace buffer (device memory) while the run records one, else null
-  unsigned int reserved[10];
+  // Checked builds' waits: after how long a wait is a hang (IRIS_HANG_TIMEOUT),
+  // and where this rank waits for long, which the hang report of any rank
+  // names (host-mapped; the first long waiter takes it).
+  unsigned long long hang_timeout_ns;
+  detail::ErrorReport* waiting;
+  unsigned int waiting_claimed;
+  unsigned int reserved[3];
   // The live allocations, for checked mode: a copy of the host's table, updated in
   // the rank's stream order after every allocate and free.
   AllocationTable allocations;
@@ -175,7 +184,8 @@ IRIS_HD inline TraceBuffer* trace_buffer(const DeviceContext& ctx) { return ctx.
 
 // Spins until `*p op value` holds; every read has semantics S (acquire to see what
 // the signalling rank wrote before its release). The wait's .iris location, which
-// the CPU target names in a deadlock report, is not used here.
+// the CPU target names in a deadlock report, is not used here: an unchecked wait
+// costs its loads and nothing more. wait_until_checked (below) watches the clock.
 template <Sem S, Scope Sc, class T>
 IRIS_HD void wait_until(T* p, Cmp op, std::type_identity_t<T> value, const char* /*file*/ = nullptr,
                         int /*line*/ = 0) {
@@ -287,7 +297,83 @@ namespace detail {
   report(ctx, file, line, program_id, what);
 }
 
+// A value in a report: integers as they are, floating-point values by their
+// integer part (device code has no printf of its own into a buffer).
+template <class T>
+IRIS_HD void add_value(Text& text, T v) {
+  if constexpr (std::is_integral_v<T> && std::is_unsigned_v<T>) text.add_unsigned(v);
+  else text.add(static_cast<long long>(v));
+}
+
+// Checked builds: a wait that has spun for longer than the world's hang
+// timeout. The report says what it waits for, where the flag is and what it
+// holds; the host adds where the other ranks of the process wait.
+template <class T>
+[[noreturn]] __noinline__ IRIS_HD void hang(const DeviceContext& ctx, const T* p, Cmp op, T value, T seen,
+                                            unsigned long long waited_ns, const char* file, int line,
+                                            int program_id) {
+  Text what;
+  what.add("hang in wait_until(*").add_pointer(p).add(" ").add(cmp_text(op)).add(" ");
+  add_value(what, value);
+  what.add("): the condition is still false after ").add_unsigned(waited_ns / 1000000000ull);
+  what.add(" s (IRIS_HANG_TIMEOUT); the flag, ");
+  describe_flag(ctx, p, what);
+  what.add(", holds ");
+  add_value(what, seen);
+  report(ctx, file, line, program_id, what);
+}
+
+// Says, in the rank's host-mapped `waiting` buffer, that this program instance
+// waits at file:line; true if it took the buffer (then it clears it after).
+__noinline__ IRIS_HD inline bool announce_wait(const DeviceContext& ctx, const char* file, int line,
+                                                int program_id) {
+  BarrierState* area = ctx.barrier;
+  if (area->waiting == nullptr || atomic_cas<Sem::acquire, Scope::gpu>(&area->waiting_claimed, 0u, 1u) != 0u) {
+    return false;
+  }
+  Text where;
+  where.add("wait_until at ").add(file).add(":").add(static_cast<long long>(line));
+  where.add(" (program ").add(static_cast<long long>(program_id)).add(")");
+  for (int i = 0; i <= where.len; ++i) area->waiting->text[i] = where.buf[i];
+  fence<Sem::acq_rel, Scope::sys>();
+  area->waiting->length = static_cast<unsigned>(where.len);
+  fence<Sem::acq_rel, Scope::sys>();
+  return true;
+}
+IRIS_HD inline void withdraw_wait(const DeviceContext& ctx) {
+  ctx.barrier->waiting->length = 0;
+  atomic_store<Sem::release, Scope::gpu>(&ctx.barrier->waiting_claimed, 0u);
+}
+
 }  // namespace detail
+
+// wait_until in checked builds: the same spin, which also reads the clock now
+// and then. After a millisecond the wait says where it is (for the reports of
+// other ranks' hangs); after the world's hang timeout (IRIS_HANG_TIMEOUT,
+// default 10 s) it reports a hang with its .iris location and stops the kernel.
+template <Sem S, Scope Sc, class T>
+IRIS_HD void wait_until_checked(const DeviceContext& ctx, T* p, Cmp op, std::type_identity_t<T> value,
+                                const char* file, int line, int program_id) {
+  static_assert(S != Sem::release, "wait_until cannot have release semantics");
+  constexpr unsigned long long kAnnounceAfterNs = 1000000;
+  detail::Backoff backoff;
+  const unsigned long long start = detail::trace_clock();
+  bool announced = false, tried = false;
+  for (unsigned round = 1;; ++round) {
+    const T seen = atomic_load<S, Sc>(p);
+    if (detail::compare(seen, op, static_cast<T>(value))) break;
+    backoff.pause();
+    if (round % 64 != 0) continue;
+    const unsigned long long waited = detail::trace_clock() - start;
+    if (!tried && waited > kAnnounceAfterNs) {
+      tried = true;
+      announced = detail::announce_wait(ctx, file, line, program_id);
+    }
+    const unsigned long long limit = ctx.barrier->hang_timeout_ns;  // 0: the world set none
+    if (limit != 0 && waited > limit) detail::hang(ctx, p, op, static_cast<T>(value), seen, waited, file, line, program_id);
+  }
+  if (announced) detail::withdraw_wait(ctx);
+}
 
 // r must be in [0, world_size); returns r.
 IRIS_HD inline int check_rank(const DeviceContext& ctx, int r, const char* file, int line, int program_id) {

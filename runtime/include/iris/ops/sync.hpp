@@ -9,13 +9,20 @@
 namespace iris {
 
 // irisc passes the wait's .iris location in both builds (Checked, or
-// UncheckedAt), for the CPU emulation's deadlock report.
+// UncheckedAt), for the CPU emulation's deadlock report; checked builds' waits
+// also report a hang on the GPU (wait_until_checked).
 template <Sem S, Scope Sc, class T, class X, class C = Unchecked>
 IRIS_HD void wait(T* ptr, Cmp op, const X& value, const C& check = {}) {
   check_memory<Access::atomic>(check, ptr);
   single([&] {
-    if constexpr (std::is_same_v<C, Unchecked>) wait_until<S, Sc>(ptr, op, static_cast<T>(value));
-    else wait_until<S, Sc>(ptr, op, static_cast<T>(value), check.file, check.line);
+    if constexpr (std::is_same_v<C, Unchecked>) {
+      wait_until<S, Sc>(ptr, op, static_cast<T>(value));
+    } else if constexpr (is_checked<C>) {
+      wait_until_checked<S, Sc>(check.program.ctx, ptr, op, static_cast<T>(value), check.file, check.line,
+                                check.program.linear_id());
+    } else {
+      wait_until<S, Sc>(ptr, op, static_cast<T>(value), check.file, check.line);
+    }
     after_atomic_read<S, Sc>(check, ptr);
   });
 }
