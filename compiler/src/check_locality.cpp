@@ -163,26 +163,9 @@ bool Checker::translates(const Function& fn) {
   if (auto known = translates_.find(&fn); known != translates_.end()) return known->second;
   translates_[&fn] = false;  // a cycle of calls adds nothing
   bool found = false;
-  std::vector<const Expr*> exprs;
-  std::vector<const Stmt*> stmts = {fn.body};
-  while (!stmts.empty()) {
-    const Stmt* s = stmts.back();
-    stmts.pop_back();
-    for (const Expr* e : {s->value, s->target, s->low, s->high, s->step})
-      if (e) exprs.push_back(e);
-    for (const Stmt* child : {s->body, s->else_body})
-      if (child) stmts.push_back(child);
-    stmts.insert(stmts.end(), s->stmts.begin(), s->stmts.end());
-  }
-  while (!exprs.empty() && !found) {
-    const Expr* e = exprs.back();
-    exprs.pop_back();
-    found = e->kind == ExprKind::Translate;
-    for (const Expr* operand : e->operand_list()) exprs.push_back(operand);
-    if (!e->call) continue;
-    for (const CallArg& arg : e->call->args) exprs.push_back(arg.value);
-    if (e->call->callee) found = found || translates(*e->call->callee);
-  }
+  for_each_expr(fn.body, [&](const Expr& e) {
+    found = found || e.kind == ExprKind::Translate || (e.call && e.call->callee && translates(*e.call->callee));
+  });
   translates_[&fn] = found;
   return found;
 }

@@ -284,26 +284,10 @@ class MemoryModelChecker {
 
   // The calls of built-ins and device functions in a function's body.
   static std::vector<const Expr*> calls_in(const Function& fn) {
-    std::vector<const Expr*> calls, exprs;
-    std::vector<const Stmt*> stmts;
-    if (fn.body) stmts.push_back(fn.body);
-    while (!stmts.empty()) {
-      const Stmt* s = stmts.back();
-      stmts.pop_back();
-      for (const Expr* e : {s->value, s->target, s->low, s->high, s->step})
-        if (e) exprs.push_back(e);
-      for (const Stmt* child : {s->body, s->else_body})
-        if (child) stmts.push_back(child);
-      stmts.insert(stmts.end(), s->stmts.begin(), s->stmts.end());
-    }
-    while (!exprs.empty()) {
-      const Expr* e = exprs.back();
-      exprs.pop_back();
-      for (const Expr* operand : e->operand_list()) exprs.push_back(operand);
-      if (!e->call) continue;
-      for (const CallArg& arg : e->call->args) exprs.push_back(arg.value);
-      if (e->call->callee || e->call->builtin) calls.push_back(e);
-    }
+    std::vector<const Expr*> calls;
+    for_each_expr(fn.body, [&](const Expr& e) {
+      if (e.call && (e.call->callee || e.call->builtin)) calls.push_back(&e);
+    });
     return calls;
   }
 

@@ -296,6 +296,32 @@ template <> inline llvm::SpecificBumpPtrAllocator<ImportDecl>& Module::allocator
 // The types a type parameter admits, as written: "(f32, bf16)".
 std::string admitted_types(const Param& type_param);
 
+// Calls visit(expr) for every expression under `body`: each statement's
+// expressions, their operands and the arguments of their calls.
+template <class Visit>
+void for_each_expr(const Stmt* body, Visit&& visit) {
+  std::vector<const Expr*> exprs;
+  std::vector<const Stmt*> stmts;
+  if (body) stmts.push_back(body);
+  while (!stmts.empty()) {
+    const Stmt* s = stmts.back();
+    stmts.pop_back();
+    for (const Expr* e : {s->value, s->target, s->low, s->high, s->step})
+      if (e) exprs.push_back(e);
+    for (const Stmt* child : {s->body, s->else_body})
+      if (child) stmts.push_back(child);
+    stmts.insert(stmts.end(), s->stmts.begin(), s->stmts.end());
+  }
+  while (!exprs.empty()) {
+    const Expr* e = exprs.back();
+    exprs.pop_back();
+    visit(*e);
+    for (const Expr* operand : e->operand_list()) exprs.push_back(operand);
+    if (e->call)
+      for (const CallArg& arg : e->call->args) exprs.push_back(arg.value);
+  }
+}
+
 // Prints the tree (--emit=ast), with types and constants when `checked`.
 void print_module(const Module& module, const llvm::SourceMgr& sources, bool checked,
                   llvm::raw_ostream& out);
