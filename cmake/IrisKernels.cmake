@@ -22,7 +22,10 @@
 # checked kernels there. TRACE generates code that records spans of each
 # kernel, wait, signal, barrier, remote access, dot loop and epilogue (irisc
 # --trace), which a run writes as a Perfetto trace where the environment
-# variable IRIS_TRACE names a file (docs/debugging.md). RUNTIME links another
+# variable IRIS_TRACE names a file (docs/debugging.md); without CHECKED it also
+# defines IRIS_FUSED_TRACED=1 and IRIS_CCL_TRACED=1, so that the fused
+# operations and the collectives run kernels that record traces too (with
+# CHECKED they run their checked kernels, which do not). RUNTIME links another
 # runtime library instead of the platform's: Iris::runtime_gpu_mpi for run_mpi,
 # a sanitizer build of the runtime.
 #
@@ -224,6 +227,9 @@ function(iris_add_kernels target)
   endif()
   if(ARG_TRACE)
     list(APPEND flags --trace)
+    if(NOT ARG_CHECKED)
+      target_compile_definitions(${target} PRIVATE IRIS_FUSED_TRACED=1 IRIS_CCL_TRACED=1)
+    endif()
   endif()
   _iris_compiler_dependencies(compiler)
   set(headers)

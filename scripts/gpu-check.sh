@@ -7,7 +7,8 @@
 # with --validate for 1, 2 and 4 ranks, as threads of one process (sample_<name>_gpu,
 # run_threads) and as one process per rank under mpirun (sample_<name>_gpu_mpi,
 # run_mpi; the collectives' validation too), and the traces of the multinode
-# sample built with TRACE (threads and mpirun). Prints a pass/fail table and exits
+# sample built with TRACE (threads and mpirun) and of the fused operations'
+# traced kernels (bench/fused_bench_traced). Prints a pass/fail table and exits
 # non-zero if anything failed, timed out or is missing.
 #
 # It only runs programs of an existing build tree (made elsewhere with nvcc, see
@@ -111,6 +112,16 @@ trace_check=(python3 tests/trace/check_trace.py --sources . --sources runtime/in
 for ranks in $ranks_list; do
   run trace threads "$ranks" "${trace_check[@]}" --trace "$logs/trace.threads.$ranks.json" --ranks "$ranks" -- \
     "$build/tests/gpu/sample_multinode_gpu_traced" --ranks "$ranks" --size 1000,4097 --validate
+done
+# The fused operations' traced kernels (fused_bench_traced: iris_add_kernels TRACE),
+# every operation validated; their spans name fused_gemm_traced.iris, the build's
+# copy of iris/fused/fused_gemm.iris.
+for ranks in $ranks_list; do
+  run trace_fused threads "$ranks" python3 tests/trace/check_trace.py --sources . --sources runtime/include \
+    --sources "$build/runtime/generated/iris/fused" --expect kernel --expect dot_loop --expect epilogue \
+    --trace "$logs/trace_fused.threads.$ranks.json" --ranks "$ranks" -- \
+    "$build/bench/fused_bench_traced" all_scatter all_scatter_split all_reduce reduce_scatter all_gather \
+    all_gather_push --ranks "$ranks" --validate --shape 1024x1024x512 --tiles 128x256x64 --comm 2
 done
 if [ "${NO_MPI:-0}" != 1 ]; then
   if ! command -v "$mpirun" >/dev/null 2>&1; then

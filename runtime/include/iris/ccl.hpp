@@ -18,8 +18,10 @@
 // that these counts must be multiples of W. The kernels are those of
 // iris/ccl/ccl_kernels.iris (installed next to this header), as irisc made
 // them (iris/ccl/ccl_kernels.iris.hpp; ccl_kernels_checked.iris.hpp where
-// IRIS_CCL_CHECKED is 1, which iris_add_kernels(... CHECKED ...) defines); the
-// file's header comment describes the algorithms.
+// IRIS_CCL_CHECKED is 1, which iris_add_kernels(... CHECKED ...) defines;
+// otherwise ccl_kernels_traced.iris.hpp, whose kernels record device traces,
+// where IRIS_CCL_TRACED is 1, which iris_add_kernels(... TRACE ...) defines);
+// the file's header comment describes the algorithms.
 //
 // Algorithms. Config::algorithm forces one. Algorithm::automatic (default)
 // with block 0 (default) measures on a GPU: the first call of a collective
@@ -103,6 +105,8 @@
 
 #if defined(IRIS_CCL_CHECKED) && IRIS_CCL_CHECKED
 #include "iris/ccl/ccl_kernels_checked.iris.hpp"
+#elif defined(IRIS_CCL_TRACED) && IRIS_CCL_TRACED
+#include "iris/ccl/ccl_kernels_traced.iris.hpp"
 #else
 #include "iris/ccl/ccl_kernels.iris.hpp"
 #endif
@@ -480,10 +484,14 @@ void exchange(Workspace& ws, const Call& call, const T* input, std::size_t input
 }  // namespace detail
 
 // Each call lives in an inline namespace of its kernel variant: code built with
-// IRIS_CCL_CHECKED and code built without it never share an instantiation.
+// IRIS_CCL_CHECKED (or IRIS_CCL_TRACED) and code built without it never share
+// an instantiation.
 #if defined(IRIS_CCL_CHECKED) && IRIS_CCL_CHECKED
 inline namespace ccl_checked {
 namespace kernels = ::iris_kernels::ccl_kernels_checked_iris;
+#elif defined(IRIS_CCL_TRACED) && IRIS_CCL_TRACED
+inline namespace ccl_traced {
+namespace kernels = ::iris_kernels::ccl_kernels_traced_iris;
 #else
 inline namespace ccl_unchecked {
 namespace kernels = ::iris_kernels::ccl_kernels_iris;

@@ -15,7 +15,9 @@
 // columns r·N/W to (r+1)·N/W − 1. The kernels are those of
 // iris/fused/fused_gemm.iris (installed next to this header), as irisc made them
 // (iris/fused/fused_gemm.iris.hpp; fused_gemm_checked.iris.hpp where
-// IRIS_FUSED_CHECKED is 1, which iris_add_kernels(... CHECKED ...) defines).
+// IRIS_FUSED_CHECKED is 1, which iris_add_kernels(... CHECKED ...) defines;
+// otherwise fused_gemm_traced.iris.hpp, whose kernels record device traces,
+// where IRIS_FUSED_TRACED is 1, which iris_add_kernels(... TRACE ...) defines).
 //
 // Memory. Inputs and outputs that no other rank reaches may be any memory of
 // the device (heap memory included); those that other ranks read or write must
@@ -68,6 +70,8 @@
 
 #if defined(IRIS_FUSED_CHECKED) && IRIS_FUSED_CHECKED
 #include "iris/fused/fused_gemm_checked.iris.hpp"
+#elif defined(IRIS_FUSED_TRACED) && IRIS_FUSED_TRACED
+#include "iris/fused/fused_gemm_traced.iris.hpp"
 #else
 #include "iris/fused/fused_gemm.iris.hpp"
 #endif
@@ -387,11 +391,14 @@ void agreed_call(FusedWorkspace& ws, const char* op, int m, int n, int k, const 
 
 // The operations are templates over the element type, so that a wrong type is a
 // compile-time error that names the supported one. Each lives in an inline
-// namespace of its kernel variant: code built with IRIS_FUSED_CHECKED and code
-// built without it never share an instantiation.
+// namespace of its kernel variant: code built with IRIS_FUSED_CHECKED (or
+// IRIS_FUSED_TRACED) and code built without it never share an instantiation.
 #if defined(IRIS_FUSED_CHECKED) && IRIS_FUSED_CHECKED
 inline namespace fused_checked {
 namespace kernels = ::iris_kernels::fused_gemm_checked_iris;
+#elif defined(IRIS_FUSED_TRACED) && IRIS_FUSED_TRACED
+inline namespace fused_traced {
+namespace kernels = ::iris_kernels::fused_gemm_traced_iris;
 #else
 inline namespace fused_unchecked {
 namespace kernels = ::iris_kernels::fused_gemm_iris;
