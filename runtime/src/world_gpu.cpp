@@ -3,6 +3,7 @@
 #include "world_gpu.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -33,8 +34,24 @@ const bool eager_module_loading = [] {
   return true;
 }();
 
-// The GPU's trace clock, read by one thread.
-__global__ void read_trace_clock(std::uint64_t* now) { *now = trace_clock(); }
+// Host-mapped words through which the host reads the GPU's trace clock.
+struct ClockPings {
+  static constexpr int kRounds = 16;
+  int ping;      // the host's round, written just after it reads its clock
+  int answered;  // the last round the GPU answered
+  std::uint64_t clock[kRounds];  // the GPU's clock when it saw each round
+};
+
+// One thread answers each of the host's pings with the trace clock.
+__global__ void answer_clock_pings(volatile ClockPings* pings) {
+  for (int round = 1; round <= ClockPings::kRounds; ++round) {
+    while (pings->ping < round) {
+    }
+    pings->clock[round - 1] = trace_clock();
+    __threadfence_system();
+    pings->answered = round;
+  }
+}
 
 }  // namespace
 
@@ -134,20 +151,52 @@ void World::create_heap(GpuRank& g) {
     g.trace = static_cast<TraceBuffer*>(trace);
     const TraceBuffer header{reinterpret_cast<TraceEvent*>(g.trace + 1), capacity, 0};
     IRIS_HIP(g.rank, g.device, hipMemcpy(g.trace, &header, sizeof header, hipMemcpyHostToDevice));
-    // The offset from the GPU's clock to the host's: the GPU's reading is
-    // taken half-way between the host's before and after (a launch's latency
-    // of error, microseconds).
-    void* now = nullptr;
-    IRIS_HIP(g.rank, g.device, hipMalloc(&now, sizeof(std::uint64_t)));
-    const std::int64_t before = steady_now();
-    read_trace_clock<<<1, 1>>>(static_cast<std::uint64_t*>(now));
-    std::uint64_t gpu = 0;
-    const hipError_t e = hipMemcpy(&gpu, now, sizeof gpu, hipMemcpyDeviceToHost);
-    const std::int64_t after = steady_now();
-    (void)hipFree(now);
-    IRIS_HIP(g.rank, g.device, e);
-    g.trace_clock_offset = before + (after - before) / 2 - static_cast<std::int64_t>(gpu);
+    g.trace_clock_offset = trace_clock_offset(g.rank, g.device);
   }
+}
+
+std::int64_t World::trace_clock_offset(int rank, int device) {
+  const auto known = trace_clock_offsets_.find(device);
+  if (known != trace_clock_offsets_.end()) return known->second;
+  // Cristian's method over host-mapped memory: the host notes its clock, pings
+  // the running kernel, and notes its clock again when the answer arrives; the
+  // GPU's reading is taken as half-way, so the error is at most half the round
+  // trip (about a microsecond across PCIe, where a launch and a copy would take
+  // ten). The shortest of the rounds is kept.
+  void* mapped = nullptr;
+  IRIS_HIP(rank, device, hipHostMalloc(&mapped, sizeof(ClockPings), hipHostMallocMapped | hipHostMallocPortable));
+  auto* pings = static_cast<volatile ClockPings*>(mapped);
+  pings->ping = 0;
+  pings->answered = 0;
+  void* device_pings = nullptr;
+  hipError_t e = hipHostGetDevicePointer(&device_pings, mapped, 0);
+  if (e == hipSuccess) {
+    answer_clock_pings<<<1, 1>>>(static_cast<volatile ClockPings*>(device_pings));
+    e = hipGetLastError();
+  }
+  std::int64_t best_trip = INT64_MAX, offset = 0;
+  const std::int64_t give_up = steady_now() + 10'000'000'000;  // the kernel never started
+  for (int round = 1; e == hipSuccess && round <= ClockPings::kRounds; ++round) {
+    const std::int64_t before = steady_now();
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    pings->ping = round;
+    while (pings->answered < round && steady_now() < give_up) {
+    }
+    const std::int64_t after = steady_now();
+    if (pings->answered < round) {  // (the words stay allocated: the kernel may still read them)
+      throw Error("iris: rank " + std::to_string(rank) + " could not read the clock of GPU " +
+                  std::to_string(device) + " for its trace (IRIS_TRACE): the GPU did not answer in 10 s");
+    }
+    if (after - before < best_trip) {
+      best_trip = after - before;
+      offset = before + best_trip / 2 - static_cast<std::int64_t>(pings->clock[round - 1]);
+    }
+  }
+  if (e == hipSuccess) e = hipDeviceSynchronize();
+  (void)hipHostFree(mapped);
+  IRIS_HIP(rank, device, e);
+  trace_clock_offsets_.emplace(device, offset);
+  return offset;
 }
 
 RankTrace World::take_trace(int r) {

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -112,12 +113,18 @@ struct World {
   static void release(GpuRank& g);
   // What a local rank recorded, once its kernels are done (the run records a trace).
   RankTrace take_trace(int r);
+  // The offset from `device`'s trace clock to the host's steady clock (current
+  // device set here), measured once per device: ranks that share a GPU share its
+  // clock, so their spans must share the offset too, or they misalign by the
+  // measurement's error.
+  std::int64_t trace_clock_offset(int rank, int device);
 
   // IRIS_TRACE's settings, while the run records a trace.
   const std::optional<TraceSettings> trace_options = trace_settings();
   // IRIS_HANG_TIMEOUT in nanoseconds: how long a checked kernel's wait spins
   // before it reports a hang.
   const unsigned long long hang_timeout_ns;
+  std::map<int, std::int64_t> trace_clock_offsets_;  // by device, once measured
 
   const int size;
   const std::size_t heap_size;
