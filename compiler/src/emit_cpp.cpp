@@ -549,12 +549,14 @@ class Printer {
     out_ << fmt::format("iris::TraceSpan {}{{iris_program}};\n", span);
     stmt(s, depth);
     // What the span shows: the value a wait saw, a signal's peer and value,
-    // an access's peer.
+    // an access's peer; as lambdas, which only a recorded span calls.
+    const std::string peer = fmt::format("[&] {{ return iris::trace_peer(iris_program, {}); }}", pointer);
     std::string what;
-    if (access && access->op == TirOp::WaitUntil) what = fmt::format(", -1, iris::trace_value({})", pointer);
+    if (access && access->op == TirOp::WaitUntil)
+      what = fmt::format(", iris::NoPeer{{}}, [&] {{ return iris::trace_value({}); }}", pointer);
     else if (!signalled.empty())
-      what = fmt::format(", iris::trace_peer(iris_program, {}), static_cast<std::int64_t>({})", pointer, signalled);
-    else if (!pointer.empty()) what = fmt::format(", iris::trace_peer(iris_program, {})", pointer);
+      what = fmt::format(", {}, [&] {{ return static_cast<std::int64_t>({}); }}", peer, signalled);
+    else if (!pointer.empty()) what = ", " + peer;
     indent(depth);
     out_ << fmt::format("{}.end(iris::TraceKind::{}, iris_trace_file, {}{});\n", span, kind, line, what);
     named_.clear();

@@ -3,8 +3,8 @@
 // barrier, a remote store or atomic, a dot loop) and ends it after; a
 // TraceScope spans a block (the kernel, an epilogue). Thread 0 of the program
 // instance records the span into its rank's buffer, which exists only while
-// the run records a trace (IRIS_TRACE): otherwise a span costs a clock read
-// and a null test. The host merges the ranks' buffers into one Chrome /
+// the run records a trace (IRIS_TRACE): otherwise a span costs thread 0 a
+// load and a null test. The host merges the ranks' buffers into one Chrome /
 // Perfetto trace (runtime/src/trace.cpp).
 #pragma once
 
@@ -46,23 +46,37 @@ IRIS_HD std::int64_t trace_value(T* flag) {
   }
 }
 
-// A span that starts when it is made and is recorded by end().
+// A span's optional arguments, which end() computes only where it records
+// the span: its peer rank and its value.
+struct NoPeer {
+  IRIS_HD int operator()() const { return -1; }
+};
+struct NoValue {
+  IRIS_HD std::int64_t operator()() const { return 0; }
+};
+
+// A span that starts when it is made and is recorded by end(). Only thread 0
+// of the program instance records, and only while the run records a trace:
+// the other threads, and every thread of a run without IRIS_TRACE, read no
+// clock and compute no argument (end's peer and value are callables).
 class TraceSpan {
  public:
-  IRIS_HD explicit TraceSpan(const Program& program) : program_(program), start_(detail::trace_clock()) {}
-
-  IRIS_HD void end(TraceKind kind, std::uint32_t file, int line, int peer = -1, std::int64_t value = 0) const {
-    if (thread_index() != 0) return;
-    TraceBuffer* buffer = detail::trace_buffer(program_.ctx);
-    if (buffer == nullptr) return;
-    const unsigned long long slot = atomic_add<Sem::relaxed, Scope::gpu>(&buffer->claimed, 1ull);
-    if (slot >= buffer->capacity) return;  // full: the writer counts it as dropped
-    buffer->events[slot] = TraceEvent{start_, detail::trace_clock(), value, file, line,
-                                      program_.linear_id(), kind, static_cast<std::int16_t>(peer)};
+  IRIS_HD explicit TraceSpan(const Program& program)
+      : program_(program),
+        buffer_(thread_index() == 0 ? detail::trace_buffer(program.ctx) : nullptr),
+        start_(buffer_ != nullptr ? detail::trace_clock() : 0) {}
+  template <class Peer = NoPeer, class Value = NoValue>
+  IRIS_HD void end(TraceKind kind, std::uint32_t file, int line, const Peer& peer = {}, const Value& value = {}) const {
+    if (buffer_ == nullptr) return;
+    const unsigned long long slot = atomic_add<Sem::relaxed, Scope::gpu>(&buffer_->claimed, 1ull);
+    if (slot >= buffer_->capacity) return;  // full: the writer counts it as dropped
+    buffer_->events[slot] = TraceEvent{start_, detail::trace_clock(), value(), file, line,
+                                       program_.linear_id(), kind, static_cast<std::int16_t>(peer())};
   }
 
  private:
   const Program& program_;
+  TraceBuffer* buffer_;
   std::uint64_t start_;
 };
 
