@@ -84,6 +84,10 @@ run abort threads 2 "$build/tests/gpu/iris_gpu_smoke" --abort
 for ranks in $ranks_list; do
   run hang threads "$ranks" "$build/tests/gpu/iris_gpu_smoke" --hang --ranks "$ranks"
 done
+# A checked device barrier that one rank never reaches, likewise (2 ranks or more).
+for ranks in $ranks_list; do
+  [ "$ranks" -ge 2 ] && run barrier_hang threads "$ranks" "$build/tests/gpu/iris_gpu_smoke" --barrier-hang --ranks "$ranks"
+done
 run tile_library threads 1 "$build/tests/tile/tile_unit_tests_gpu"
 # The collectives' tests take their world sizes as arguments (threads) or mpirun's.
 ccl_tests=(validation validation_checked graph graph_checked)

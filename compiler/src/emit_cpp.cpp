@@ -725,8 +725,9 @@ class Printer {
       case TirOp::WorldSize:
       case TirOp::NodeRank:
       case TirOp::NodeSize:
-      case TirOp::Barrier:
       case TirOp::Quiet: return fmt::format("{}(iris_program)", info.runtime);
+      case TirOp::Barrier:  // checked builds' barriers report a hang with their location
+        return fmt::format("{}(iris_program{})", info.runtime, v->checked ? ", " + site(v) : "");
       case TirOp::BroadcastTo:
       case TirOp::Reshape: return fmt::format("{}<{}>({})", info.runtime, cpp_.shape_args(v->type, false), expr(a[0]));
       case TirOp::ConvertLayout: {

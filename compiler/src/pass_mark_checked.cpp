@@ -1,6 +1,7 @@
 // Checked-mode marking: which operations the runtime checks and reports with
 // their .iris location. Every translation (the rank and the pointer) and
-// every fence (the race detector learns what it orders) is checked, and so is
+// every fence and barrier (the race detector learns what it orders; a
+// barrier that waits too long reports a hang on the GPU) is checked, and so is
 // every access through a pointer into a symmetric heap, its own or another
 // rank's; an access through any other pointer is the user's own memory, which
 // the runtime cannot check.

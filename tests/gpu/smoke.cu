@@ -26,6 +26,9 @@
 //        reports the hang and traps, and the iris::Error must carry the wait's
 //        line, the flag's place and value, and where every rank waits. Exits 0
 //        if it did.
+//   iris_gpu_smoke --barrier-hang [--ranks N]   (N >= 2)
+//        every rank but the last enters a checked device barrier (hang.iris:12)
+//        that the last never reaches: the same, with how many ranks arrived.
 #include <iris/kernel.hpp>
 
 #include <algorithm>
@@ -338,32 +341,70 @@ struct NeverSignalled {
   }
 };
 
-int hang_test(int ranks) {
+// A missing arrival: every rank but `skipper` enters a checked device barrier.
+struct SkippedBarrier {
+  IRIS_DEVICE static void run(const iris::Program& p, int skipper) {
+    if (p.ctx.rank != skipper) iris::device_barrier(p, iris::Checked{p, "hang.iris", 12});
+  }
+};
+
+// Runs `launch(rank, flag)` on every rank with IRIS_HANG_TIMEOUT=1 (flag: a
+// zeroed int of the heap); passes if run_threads throws an iris::Error that
+// holds every part of `expected`.
+template <class Launch>
+int hang_test(int ranks, Launch launch, const std::vector<std::string>& expected) {
   setenv("IRIS_HANG_TIMEOUT", "1", 1);
   try {
     iris::run_threads(ranks, std::size_t{4} << 20, [&](iris::Rank& rank) {
       int* flag = rank.allocate<int>(1);
       zero(flag, sizeof(int));
       rank.barrier();
-      iris::launch_kernel<NeverSignalled>({1}, {}, rank.device_context(), flag);
+      launch(rank, flag);
       rank.barrier();
     });
   } catch (const iris::Error& e) {
     const std::string what = e.what();
     std::printf("iris::Error: %s\n", what.c_str());
-    bool ok = what.find("hang.iris:7: error: hang in wait_until(*") != std::string::npos &&
-              what.find(" == 1): the condition is still false after 1 s (IRIS_HANG_TIMEOUT); the flag, at offset 0 "
-                        "of rank ") != std::string::npos &&
-              what.find("'s heap, in allocation #1 (heap offset 0, 4 bytes), holds 0 (rank ") != std::string::npos;
-    for (int r = 0; r < ranks; ++r) {
-      ok = ok && what.find("rank " + std::to_string(r) + " waits in wait_until at hang.iris:7 (program 0)") !=
-                     std::string::npos;
+    bool ok = true;
+    for (const std::string& part : expected) {
+      if (what.find(part) == std::string::npos) {
+        std::printf("the report lacks: %s\n", part.c_str());
+        ok = false;
+      }
     }
     std::printf("hang reported: %s\n", ok ? "ok" : "FAILED (the message lacks a part of the report)");
     return ok ? 0 : 1;
   }
   std::printf("FAILED: the wait did not end\n");
   return 1;
+}
+
+int wait_hang_test(int ranks) {
+  std::vector<std::string> expected = {
+      "hang.iris:7: error: hang in wait_until(*",
+      " == 1): the condition is still false after 1 s (IRIS_HANG_TIMEOUT); the flag, at offset 0 of rank ",
+      "'s heap, in allocation #1 (heap offset 0, 4 bytes), holds 0 (rank "};
+  for (int r = 0; r < ranks; ++r)
+    expected.push_back("rank " + std::to_string(r) + " waits in wait_until at hang.iris:7 (program 0)");
+  return hang_test(
+      ranks, [](iris::Rank& rank, int* flag) {
+        iris::launch_kernel<NeverSignalled>({1}, {}, rank.device_context(), flag);
+      },
+      expected);
+}
+
+int barrier_hang_test(int ranks) {
+  const int skipper = ranks - 1;
+  std::vector<std::string> expected = {"hang.iris:12: error: hang in barrier(): " + std::to_string(ranks - 1) +
+                                       " of " + std::to_string(ranks) +
+                                       " ranks have arrived after 1 s (IRIS_HANG_TIMEOUT) (rank "};
+  for (int r = 0; r < skipper; ++r)
+    expected.push_back("rank " + std::to_string(r) + " waits in barrier at hang.iris:12 (program 0)");
+  return hang_test(
+      ranks, [skipper](iris::Rank& rank, int*) {
+        iris::launch_kernel<SkippedBarrier>({1}, {}, rank.device_context(), skipper);
+      },
+      expected);
 }
 
 int checked_failure() {
@@ -387,7 +428,7 @@ int checked_failure() {
 
 int main(int argc, char** argv) {
   int ranks = 2;
-  bool failure_mode = false, abort_mode = false, hang_mode = false;
+  bool failure_mode = false, abort_mode = false, hang_mode = false, barrier_hang_mode = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--ranks") == 0 && i + 1 < argc) {
       ranks = std::atoi(argv[++i]);
@@ -397,8 +438,11 @@ int main(int argc, char** argv) {
       abort_mode = true;
     } else if (std::strcmp(argv[i], "--hang") == 0) {
       hang_mode = true;
+    } else if (std::strcmp(argv[i], "--barrier-hang") == 0) {
+      barrier_hang_mode = true;
     } else {
-      std::fprintf(stderr, "usage: %s [--ranks N] [--checked-failure] [--abort] [--hang]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--ranks N] [--checked-failure] [--abort] [--hang] [--barrier-hang]\n",
+                   argv[0]);
       return 2;
     }
   }
@@ -414,7 +458,8 @@ int main(int argc, char** argv) {
   try {
     if (failure_mode) return checked_failure();
     if (abort_mode) return abort_test();
-    if (hang_mode) return hang_test(ranks);
+    if (hang_mode) return wait_hang_test(ranks);
+    if (barrier_hang_mode) return barrier_hang_test(ranks);
     raw_test();
     runtime_test(ranks);
     outside_world_test(devices);

@@ -67,7 +67,7 @@ enum : uint16_t {
   ReadsMemory = 1 << 4,   // through its first operand, a pointer
   WritesMemory = 1 << 5,  // through its first operand, a pointer
   Translates = 1 << 6,    // makes a pointer into another rank's heap
-  OrdersMemory = 1 << 7,  // a fence: orders this thread's accesses
+  OrdersMemory = 1 << 7,  // a fence or a barrier: orders this thread's accesses
   // Its tile operands must be in the blocked layout; AlongAxis: where it
   // reduces along one axis (AxisAttrs), not the whole tile.
   BlockedOperands = 1 << 8,

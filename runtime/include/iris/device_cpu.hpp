@@ -293,6 +293,11 @@ void fence() {
 // must come from the same program_id (checked: a mismatch is an iris::Error). Orders
 // memory like a release by every rank followed by an acquire by every rank. Reusable.
 void barrier(const DeviceContext& ctx, int program_id);
+// barrier in checked builds. On the CPU the hang detector watches every
+// barrier already, checked or not.
+inline void barrier_checked(const DeviceContext& ctx, int program_id, const char* /*file*/, int /*line*/) {
+  barrier(ctx, program_id);
+}
 
 // ------------------------------------------------------------------ checked mode
 // Emitted in checked builds in front of every heap access / rank use / translation.

@@ -209,21 +209,33 @@ IRIS_HD void wait_until(T* p, Cmp op, std::type_identity_t<T> value, const char*
 // The acquire of the final count synchronises with every rank's release (an RMW
 // chain is one release sequence), so the barrier orders memory like a release by
 // every rank followed by an acquire by every rank.
-IRIS_HD inline void barrier(const DeviceContext& ctx, int program_id) {
-  if (ctx.world_size == 1) {
-    fence<Sem::acq_rel, Scope::sys>();
-    return;
-  }
-  const unsigned slot = static_cast<unsigned>(program_id) % static_cast<unsigned>(detail::kBarrierSlots);
+namespace detail {
+// A rank's arrival at a barrier of a world of several ranks: the counter, and
+// the count that means every rank has arrived.
+struct BarrierArrival {
+  unsigned long long* counter;
+  unsigned long long target;
+};
+IRIS_HD inline BarrierArrival barrier_arrive(const DeviceContext& ctx, int program_id) {
+  const unsigned slot = static_cast<unsigned>(program_id) % static_cast<unsigned>(kBarrierSlots);
   unsigned long long* counter = translate(&ctx.barrier->arrivals[slot], 0, ctx);
   const auto world = static_cast<unsigned long long>(ctx.world_size);
   // Make the writes of the whole block (ordered before this thread by the
   // __syncthreads in single()) visible at system scope before arriving.
   fence<Sem::acq_rel, Scope::sys>();
   const unsigned long long old = atomic_add<Sem::release, Scope::sys>(counter, 1ull);
-  const unsigned long long target = (old / world + 1) * world;
+  return {counter, (old / world + 1) * world};
+}
+}  // namespace detail
+
+IRIS_HD inline void barrier(const DeviceContext& ctx, int program_id) {
+  if (ctx.world_size == 1) {
+    fence<Sem::acq_rel, Scope::sys>();
+    return;
+  }
+  const detail::BarrierArrival arrival = detail::barrier_arrive(ctx, program_id);
   detail::Backoff backoff;
-  while (atomic_load<Sem::acquire, Scope::sys>(counter) < target) backoff.pause();
+  while (atomic_load<Sem::acquire, Scope::sys>(arrival.counter) < arrival.target) backoff.pause();
 }
 
 // ------------------------------------------------------------------ checked mode
@@ -323,16 +335,28 @@ template <class T>
   report(ctx, file, line, program_id, what);
 }
 
+// Checked builds: a device barrier that has waited for longer than the
+// world's hang timeout, with `arrived` of the world's ranks there.
+[[noreturn]] __noinline__ IRIS_HD inline void barrier_hang(const DeviceContext& ctx, unsigned long long arrived,
+                                                           unsigned long long waited_ns, const char* file, int line,
+                                                           int program_id) {
+  Text what;
+  what.add("hang in barrier(): ").add_unsigned(arrived).add(" of ").add(static_cast<long long>(ctx.world_size));
+  what.add(" ranks have arrived after ").add_unsigned(waited_ns / 1000000000ull).add(" s (IRIS_HANG_TIMEOUT)");
+  report(ctx, file, line, program_id, what);
+}
+
 // Says, in the rank's host-mapped `waiting` buffer, that this program instance
-// waits at file:line; true if it took the buffer (then it clears it after).
-__noinline__ IRIS_HD inline bool announce_wait(const DeviceContext& ctx, const char* file, int line,
-                                                int program_id) {
+// waits in `what` (wait_until, barrier) at file:line; true if it took the
+// buffer (then it clears it after).
+__noinline__ IRIS_HD inline bool announce_wait(const DeviceContext& ctx, const char* what, const char* file,
+                                                int line, int program_id) {
   BarrierState* area = ctx.barrier;
   if (area->waiting == nullptr || atomic_cas<Sem::acquire, Scope::gpu>(&area->waiting_claimed, 0u, 1u) != 0u) {
     return false;
   }
   Text where;
-  where.add("wait_until at ").add(file).add(":").add(static_cast<long long>(line));
+  where.add(what).add(" at ").add(file).add(":").add(static_cast<long long>(line));
   where.add(" (program ").add(static_cast<long long>(program_id)).add(")");
   for (int i = 0; i <= where.len; ++i) area->waiting->text[i] = where.buf[i];
   fence<Sem::acq_rel, Scope::sys>();
@@ -345,34 +369,71 @@ IRIS_HD inline void withdraw_wait(const DeviceContext& ctx) {
   atomic_store<Sem::release, Scope::gpu>(&ctx.barrier->waiting_claimed, 0u);
 }
 
+// The spin of checked builds' waits: polls `done` with backoff and reads the
+// clock now and then. After a millisecond it says where it waits (for the
+// reports of other ranks' hangs); after the world's hang timeout
+// (IRIS_HANG_TIMEOUT, default 10 s) it calls hang(waited ns), which reports
+// with the .iris location and stops the kernel.
+template <class Done, class Hang>
+IRIS_HD void spin_checked(const DeviceContext& ctx, const char* what, const char* file, int line, int program_id,
+                          Done done, Hang hang) {
+  constexpr unsigned long long kAnnounceAfterNs = 1000000;
+  Backoff backoff;
+  const unsigned long long start = trace_clock();
+  bool announced = false, tried = false;
+  for (unsigned round = 1; !done(); ++round) {
+    backoff.pause();
+    if (round % 64 != 0) continue;
+    const unsigned long long waited = trace_clock() - start;
+    if (!tried && waited > kAnnounceAfterNs) {
+      tried = true;
+      announced = announce_wait(ctx, what, file, line, program_id);
+    }
+    const unsigned long long limit = ctx.barrier->hang_timeout_ns;  // 0: the world set none
+    if (limit != 0 && waited > limit) hang(waited);
+  }
+  if (announced) withdraw_wait(ctx);
+}
+
 }  // namespace detail
 
-// wait_until in checked builds: the same spin, which also reads the clock now
-// and then. After a millisecond the wait says where it is (for the reports of
-// other ranks' hangs); after the world's hang timeout (IRIS_HANG_TIMEOUT,
-// default 10 s) it reports a hang with its .iris location and stops the kernel.
+// wait_until in checked builds: the same spin, which reports a hang
+// (detail::spin_checked).
 template <Sem S, Scope Sc, class T>
 IRIS_HD void wait_until_checked(const DeviceContext& ctx, T* p, Cmp op, std::type_identity_t<T> value,
                                 const char* file, int line, int program_id) {
   static_assert(S != Sem::release, "wait_until cannot have release semantics");
-  constexpr unsigned long long kAnnounceAfterNs = 1000000;
-  detail::Backoff backoff;
-  const unsigned long long start = detail::trace_clock();
-  bool announced = false, tried = false;
-  for (unsigned round = 1;; ++round) {
-    const T seen = atomic_load<S, Sc>(p);
-    if (detail::compare(seen, op, static_cast<T>(value))) break;
-    backoff.pause();
-    if (round % 64 != 0) continue;
-    const unsigned long long waited = detail::trace_clock() - start;
-    if (!tried && waited > kAnnounceAfterNs) {
-      tried = true;
-      announced = detail::announce_wait(ctx, file, line, program_id);
-    }
-    const unsigned long long limit = ctx.barrier->hang_timeout_ns;  // 0: the world set none
-    if (limit != 0 && waited > limit) detail::hang(ctx, p, op, static_cast<T>(value), seen, waited, file, line, program_id);
+  T seen{};
+  detail::spin_checked(
+      ctx, "wait_until", file, line, program_id,
+      [&] {
+        seen = atomic_load<S, Sc>(p);
+        return detail::compare(seen, op, static_cast<T>(value));
+      },
+      [&](unsigned long long waited) {
+        detail::hang(ctx, p, op, static_cast<T>(value), seen, waited, file, line, program_id);
+      });
+}
+
+// barrier in checked builds: the same arrival, then a wait that reports a hang
+// with the number of ranks that have arrived (detail::spin_checked).
+IRIS_HD inline void barrier_checked(const DeviceContext& ctx, int program_id, const char* file, int line) {
+  if (ctx.world_size == 1) {
+    barrier(ctx, program_id);
+    return;
   }
-  if (announced) detail::withdraw_wait(ctx);
+  const detail::BarrierArrival arrival = detail::barrier_arrive(ctx, program_id);
+  unsigned long long count = 0;
+  detail::spin_checked(
+      ctx, "barrier", file, line, program_id,
+      [&] {
+        count = atomic_load<Sem::acquire, Scope::sys>(arrival.counter);
+        return count >= arrival.target;
+      },
+      [&](unsigned long long waited) {
+        const auto world = static_cast<unsigned long long>(ctx.world_size);
+        detail::barrier_hang(ctx, count - (arrival.target - world), waited, file, line, program_id);
+      });
 }
 
 // r must be in [0, world_size); returns r.

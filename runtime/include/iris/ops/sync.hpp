@@ -47,8 +47,13 @@ IRIS_HD void memory_fence(const C& check = {}) {
   });
 }
 
-IRIS_HD inline void device_barrier(const Program& p) {
-  single([&] { barrier(p.ctx, p.linear_id()); });
+// Checked builds' barriers report a hang on the GPU, like their waits.
+template <class C = Unchecked>
+IRIS_HD void device_barrier(const Program& p, const C& check = {}) {
+  single([&] {
+    if constexpr (is_checked<C>) barrier_checked(p.ctx, p.linear_id(), check.file, check.line);
+    else barrier(p.ctx, p.linear_id());
+  });
 }
 
 }  // namespace iris
