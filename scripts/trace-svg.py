@@ -79,10 +79,12 @@ def main():
                      '<text x="%.1f" y="26" font-size="10" text-anchor="middle">%g us</text>' % (x, x, y, x, t))
         t += step
     legend, x = [], LEFT
-    for kind in ("kernel", "dot_loop", "epilogue", "store", "put_signal", "wait_until", "barrier"):
+    # (signal and put_signal share a colour)
+    for kind, label in (("kernel", "kernel"), ("dot_loop", "dot_loop"), ("epilogue", "epilogue"), ("store", "store"),
+                        ("signal", "signal, put_signal"), ("wait_until", "wait_until"), ("barrier", "barrier")):
         legend.append('<rect x="%d" y="%d" width="10" height="10" fill="%s"/><text x="%d" y="%d" font-size="11">%s</text>'
-                      % (x, y + 6, COLOURS[kind], x + 14, y + 15, kind))
-        x += 24 + 7 * len(kind)
+                      % (x, y + 6, COLOURS[kind], x + 14, y + 15, label))
+        x += 24 + 7 * len(label)
     height = y + 26
     with open(args.out, "w") as f:
         f.write('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif">\n' %
