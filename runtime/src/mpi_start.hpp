@@ -18,12 +18,17 @@
 
 namespace iris::detail {
 
-// run_mpi's arguments.
-inline void check_run_mpi(std::size_t heap_bytes, const std::function<void(Rank&)>& body) {
+// run_mpi's heap size (MpiWorldHandle's too).
+inline void check_run_mpi_heap(std::size_t heap_bytes) {
   if (heap_bytes == 0 || heap_bytes % 4096 != 0) {
     throw Error("iris: run_mpi: heap size must be a positive multiple of 4096 bytes, got " +
                 std::to_string(heap_bytes));
   }
+}
+
+// run_mpi's arguments.
+inline void check_run_mpi(std::size_t heap_bytes, const std::function<void(Rank&)>& body) {
+  check_run_mpi_heap(heap_bytes);
   if (!body) throw Error("iris: run_mpi: empty body");
 }
 

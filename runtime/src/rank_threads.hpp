@@ -1,15 +1,19 @@
 // Iris runtime: run_threads, the same on every backend whose ranks are threads
 // (the CPU world and the GPU world's threads mode): its checks of the
-// arguments, one thread per rank running the body, and the world's end.
+// arguments, one thread per rank running the body, and the world's end. Also
+// the rank's thread of a world that lives between calls (MpiWorldHandle).
 #pragma once
 
 #include <pthread.h>
 
+#include <condition_variable>
 #include <cstddef>
 #include <cstring>
 #include <exception>
 #include <functional>
+#include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "iris/host.hpp"
@@ -65,6 +69,71 @@ void run_rank_threads(World& world, int ranks, const std::function<void(Rank&)>&
   pthread_attr_destroy(&attributes);
   for (int r = 0; r < started; ++r) pthread_join(threads[static_cast<std::size_t>(r)].handle, nullptr);
 }
+
+// A rank's thread that outlives one call (MpiWorldHandle): kRankStackBytes of
+// stack, as run_rank_threads' threads have; it runs the jobs it is given one at
+// a time (run() waits for its job and rethrows what it threw) until it is
+// destroyed, which waits for the job it runs.
+class LastingRankThread {
+ public:
+  // `prepare` runs first on the thread (its thread-local state).
+  explicit LastingRankThread(std::function<void()> prepare) : prepare_(std::move(prepare)) {
+    pthread_attr_t attributes;
+    pthread_attr_init(&attributes);
+    pthread_attr_setstacksize(&attributes, kRankStackBytes);
+    const int error = pthread_create(&handle_, &attributes, &LastingRankThread::main, this);
+    pthread_attr_destroy(&attributes);
+    if (error != 0) throw Error(std::string("iris: cannot start the rank's thread: ") + std::strerror(error));
+  }
+  ~LastingRankThread() {
+    {
+      const std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    changed_.notify_all();
+    pthread_join(handle_, nullptr);
+  }
+  LastingRankThread(const LastingRankThread&) = delete;
+  LastingRankThread& operator=(const LastingRankThread&) = delete;
+
+  void run(const std::function<void()>& job) {
+    std::unique_lock lock(mutex_);
+    job_ = &job;
+    changed_.notify_all();
+    changed_.wait(lock, [&] { return job_ == nullptr; });
+    if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+  }
+
+ private:
+  static void* main(void* argument) {
+    auto* self = static_cast<LastingRankThread*>(argument);
+    self->prepare_();
+    std::unique_lock lock(self->mutex_);
+    for (;;) {
+      self->changed_.wait(lock, [&] { return self->job_ != nullptr || self->stopping_; });
+      if (self->job_ == nullptr) return nullptr;  // stopping, and no job left
+      lock.unlock();
+      std::exception_ptr error;
+      try {
+        (*self->job_)();
+      } catch (...) {
+        error = std::current_exception();
+      }
+      lock.lock();
+      self->error_ = error;
+      self->job_ = nullptr;
+      self->changed_.notify_all();
+    }
+  }
+
+  std::function<void()> prepare_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  const std::function<void()>* job_ = nullptr;  // the job to run, null once it has
+  std::exception_ptr error_;                    // what the last job threw
+  bool stopping_ = false;
+  pthread_t handle_{};
+};
 
 // run_threads over a World(ranks, heap_bytes) that runs rank r's body in
 // run_rank(r, body), records the first failure in first_error and aborts in

@@ -35,11 +35,14 @@
 // MPI_Iprobe), which a target of osc pt2pt needs to apply what others put or
 // accumulate into its heap; after IRIS_HANG_TIMEOUT seconds it gives up.
 //
-// Failures: the rank's body runs on a thread of its own (run_threads' stack
-// size); an exception that leaves it (a hang, a deadlock, anything else) is
-// printed and ends the job with MPI_Abort, as nothing tells the other ranks,
-// which may wait in MPI for this one. Start-up failures are thrown on every
-// rank alike, after MPI has been ended.
+// The handle (MpiWorldHandle): MPI, the world, the Rank and the rank's thread
+// (run_threads' stack size), on which each run() runs its work; run_mpi is
+// the handle's constructor, one run(body) and close().
+//
+// Failures: an exception that leaves run_mpi's body (a hang, a deadlock,
+// anything else) is printed and ends the job with MPI_Abort, as nothing tells
+// the other ranks, which may wait in MPI for this one. Start-up failures are
+// thrown on every rank alike, after MPI has been ended.
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -52,6 +55,7 @@
 #include <cstring>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -278,17 +282,11 @@ class MpiWorld final : public World, public Transport {
   std::string hang_report(int program_id) const override;
   DeviceContext context_of_rank() override { return context(me_); }
 
-  // What run_rank_threads asks of a world: its one thread (0) runs this
-  // process's rank.
-  void run_rank(int, const std::function<void(Rank&)>& body);
-  void abort(std::exception_ptr e) { error = std::move(e); }
   // Every rank meets the others once more after its body: the end of the run.
   void close();
   // A failed rank's own events, to IRIS_TRACE's path + ".rank<r>" (the job
   // ends without the others'): where it was when it failed.
   void write_own_trace() const;
-
-  std::exception_ptr error;  // what left the body, or close()
 
  private:
   // Every rank says what it does and gets everybody's words (kMeetingWords
@@ -462,17 +460,6 @@ MpiWorld::MpiWorld(const MpiSession& mpi, std::size_t heap_bytes)
   }
 }
 
-void MpiWorld::run_rank(int, const std::function<void(Rank&)>& body) {
-  tls_transport = this;
-  try {
-    Rank rank = make_rank(me_);
-    body(rank);
-  } catch (...) {
-    error = std::current_exception();
-  }
-  tls_transport = nullptr;
-}
-
 void MpiWorld::close() {
   meet(Doing::returned, 0, CollectiveCall{});
   if (trace_buffers_) write_trace_mpi(mpi_.comm, trace_buffers_->take(me_), trace_options_->path);
@@ -613,44 +600,80 @@ std::string MpiWorld::hang_report(int program_id) const {
 }  // namespace
 }  // namespace detail
 
-void run_mpi(std::size_t heap_bytes, const std::function<void(Rank&)>& body) {
-  detail::check_run_mpi(heap_bytes, body);
-  // The body runs on a thread of its own, which makes the MPI calls from then on.
-  detail::MpiSession mpi(MPI_THREAD_SERIALIZED);
-  if (mpi.provided < MPI_THREAD_SERIALIZED) {
-    throw Error("iris: run_mpi: MPI must support MPI_THREAD_SERIALIZED: the rank's body runs on a thread of its own "
-                "(as run_threads' ranks do, with their stack size); initialise MPI with MPI_Init_thread");
-  }
+struct MpiWorldHandle::State {
+  detail::MpiSession mpi;
   std::optional<detail::MpiWorld> world;
-  try {
-    world.emplace(mpi, heap_bytes);
-  } catch (const Error&) {
-    mpi.end();  // every rank failed the same step
-    throw;
-  }
-  detail::run_rank_threads(*world, 1, body);
-  if (!world->error) {
-    try {
-      world->close();
-    } catch (...) {
-      world->error = std::current_exception();
+  std::unique_ptr<Rank> rank;
+  std::optional<detail::LastingRankThread> thread;
+  bool closed = false;
+
+  explicit State(std::size_t heap_bytes) : mpi(MPI_THREAD_SERIALIZED) {
+    // The work runs on the rank's thread, which makes the MPI calls from then on.
+    if (mpi.provided < MPI_THREAD_SERIALIZED) {
+      throw Error("iris: run_mpi: MPI must support MPI_THREAD_SERIALIZED: the rank's work runs on a thread of its "
+                  "own (as run_threads' ranks do, with their stack size); initialise MPI with MPI_Init_thread");
     }
+    try {
+      world.emplace(mpi, heap_bytes);
+    } catch (const Error&) {
+      mpi.end();  // every rank failed the same step
+      throw;
+    }
+    rank.reset(new Rank(world->make_rank(mpi.rank)));
+    thread.emplace([transport = &*world] { detail::tls_transport = transport; });
   }
-  if (world->error) {
+
+  // run_mpi's end after a failure: the error printed, the job ended.
+  void abort_job(const std::exception_ptr& error) const {
     std::string what = "unknown exception";
     try {
-      std::rethrow_exception(world->error);
+      std::rethrow_exception(error);
     } catch (const std::exception& e) {
       what = e.what();
     } catch (...) {
     }
     std::fprintf(stderr, "%s\niris: run_mpi: rank %d failed, which ends the job (MPI_Abort)\n", what.c_str(), mpi.rank);
-    world->write_own_trace();
+    if (world) world->write_own_trace();
     std::fflush(stderr);
     MPI_Abort(mpi.comm, 1);
   }
-  world.reset();
-  mpi.end();
+};
+
+MpiWorldHandle::MpiWorldHandle(std::size_t heap_bytes) {
+  detail::check_run_mpi_heap(heap_bytes);
+  state_ = std::make_unique<State>(heap_bytes);
+}
+
+MpiWorldHandle::~MpiWorldHandle() = default;
+
+int MpiWorldHandle::rank() const { return state_->mpi.rank; }
+int MpiWorldHandle::world_size() const { return state_->mpi.size; }
+
+void MpiWorldHandle::run(const std::function<void(Rank&)>& work) {
+  if (state_->closed) throw Error("iris: MpiWorldHandle::run: the world has been closed");
+  Rank& rank = *state_->rank;
+  state_->thread->run([&] { work(rank); });
+}
+
+void MpiWorldHandle::close() {
+  if (state_->closed) return;
+  state_->closed = true;  // also where the end fails: the rank's thread is gone
+  state_->thread.reset();
+  state_->rank.reset();
+  state_->world->close();
+  state_->world.reset();
+  state_->mpi.end();
+}
+
+void run_mpi(std::size_t heap_bytes, const std::function<void(Rank&)>& body) {
+  detail::check_run_mpi(heap_bytes, body);
+  MpiWorldHandle world(heap_bytes);
+  try {
+    world.run(body);
+    world.close();
+  } catch (...) {
+    world.state_->abort_job(std::current_exception());
+  }
 }
 
 }  // namespace iris

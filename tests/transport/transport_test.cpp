@@ -8,6 +8,9 @@
 //   transport_test mismatch      rank 0 calls a host barrier that the others never make
 //   transport_test start         run_mpi only (the bad-input cases come from the environment)
 //   transport_test heap_differs  rank 1 asks for a larger heap
+//   transport_test handle        `all` in the third call of a world held open
+//                                (MpiWorldHandle), after a block the first call
+//                                allocated and a failure every rank threw alike
 //
 // The program initialises MPI itself, so that after run_mpi it can count on how
 // many ranks run_mpi failed: rank 0 prints "run_mpi failed on N of M ranks: ..."
@@ -410,6 +413,26 @@ int main(int argc, char** argv) {
       iris::run_mpi(kHeap, [&](iris::Rank& r) {
         if (r.rank() == 0) r.barrier();
       });
+    } else if (mode == "handle") {
+      iris::MpiWorldHandle world(kHeap);
+      int* kept = nullptr;
+      world.run([&](iris::Rank& r) {
+        kept = r.allocate<int>(1);
+        *kept = 100 + r.rank();
+      });
+      bool thrown = false;
+      try {
+        world.run([](iris::Rank& r) { r.agree("the call of rank " + std::to_string(r.rank())); });
+      } catch (const iris::Error&) {
+        thrown = true;
+      }
+      tally.expect(thrown, "error of calls that differ", rank, 0);
+      world.run([&](iris::Rank& r) {
+        tally.expect(*kept == 100 + r.rank(), "block kept between calls", r.rank(), 0);
+        r.free(kept);
+        check_all(r, tally);
+      });
+      world.close();
     } else if (mode == "start") {
       iris::run_mpi(kHeap, [](iris::Rank&) {});
     } else if (mode == "heap_differs") {

@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -170,5 +171,41 @@ void run_threads(int ranks, std::size_t heap_bytes, const std::function<void(Ran
 //    the exception leaves run_mpi without finalising MPI: the process should exit,
 //    and mpirun ends the others.
 void run_mpi(std::size_t heap_bytes, const std::function<void(Rank&)>& body);
+
+// run_mpi's world held open between calls, for a program that cannot hand its
+// work over as one body: a Python module's init() ... ops ... finalize()
+// (python/iris_torch). run_mpi is this handle's constructor, one run(body) and
+// close(), so the two start, meet and end the world alike.
+//  * The constructor is collective (every process of the mpirun job makes
+//    one): it starts MPI and the world as run_mpi does, and the rank's thread
+//    (run_threads' stack size), on which every run() then runs its work. A
+//    start-up failure is thrown on every rank alike, after MPI has been ended.
+//  * run(work) runs work(rank) on the rank's thread and returns once it has;
+//    the Rank and everything work allocated live on until close(). What work
+//    throws is rethrown here and leaves the world open: usable where every
+//    rank threw at the same call (the checks of Rank::agree, iris::ccl and
+//    iris::ops throw on every rank alike), else the job should end.
+//  * close() is collective: the world's end, and MPI's where the constructor
+//    started it. The destructor of a handle not closed ends the rank's thread
+//    only and leaves MPI to the end of the process (the other ranks may still
+//    wait for this one), as run_mpi does after a failure.
+// CPU (iris_runtime_cpu_mpi) only so far.
+class MpiWorldHandle {
+ public:
+  explicit MpiWorldHandle(std::size_t heap_bytes);
+  ~MpiWorldHandle();
+  MpiWorldHandle(const MpiWorldHandle&) = delete;
+  MpiWorldHandle& operator=(const MpiWorldHandle&) = delete;
+
+  int rank() const;
+  int world_size() const;
+  void run(const std::function<void(Rank&)>& work);
+  void close();
+
+ private:
+  struct State;
+  friend void run_mpi(std::size_t heap_bytes, const std::function<void(Rank&)>& body);
+  std::unique_ptr<State> state_;
+};
 
 }  // namespace iris
