@@ -29,6 +29,10 @@ packages=(
   # Debian's npm package; with Debian's own nodejs and no npm, scripts/test.sh installs no npm
   # packages and ctest reports the grammar test skipped.
   nodejs
+  # The Python package iris_torch (python/, docs/python.md): a torch C++ extension for
+  # Debian's python3 (torch 1.13, CPU), built against libtorch's CMake package and
+  # pybind11's headers; CMake skips it when they are missing.
+  python3-torch libtorch-dev pybind11-dev
 )
 
 missing=()

@@ -1,0 +1,364 @@
+// iris_torch._C: the collectives (iris::ccl) and the fused operations
+// (iris::ops) as torch operators, torch.ops.iris.*, on tensors whose storage
+// is in the symmetric heap; and the world they run in, which init() joins and
+// finalize() leaves (docs/python.md).
+//
+// The world is run_mpi's, held open between calls (iris::MpiWorldHandle): every
+// operator runs on the rank's thread, through MpiWorldHandle::run. Every
+// operator is collective, as the calls it makes are: every rank calls the same
+// operators in the same order with tensors of the same shapes.
+//
+// Heap tensors (iris.empty, and every operator's output) own a block of the
+// heap. Freeing one is collective too, but a tensor dies where Python drops its
+// last reference, at any point: its deleter only records the block, and the
+// blocks recorded are freed at the next allocation (and at finalize), on every
+// rank in the same order. Where the ranks have dropped different tensors by
+// then, the heap's allocator finds the calls different and every rank throws.
+//
+// Every tensor an operator takes must be on the heap, whatever the algorithm
+// then needs, so that a program's correctness does not depend on which
+// algorithm a size picks. Arguments are checked before anything is collective;
+// an argument that is wrong on one rank only is an error of that rank alone,
+// and the others wait for it in their next collective call.
+#include <torch/extension.h>
+#include <torch/library.h>
+
+#include <algorithm>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "iris/ccl.hpp"
+#include "iris/fused.hpp"
+#include "iris/host.hpp"
+#include "iris/library.hpp"
+
+namespace {
+
+// The world this process has joined, between init and finalize.
+struct Session {
+  explicit Session(std::size_t heap_bytes) : world(heap_bytes) {
+    world.run([&](iris::Rank& rank) { workspace.emplace(rank); });
+  }
+
+  iris::MpiWorldHandle world;
+  std::optional<iris::Workspace> workspace;  // the collectives' and the fused operations' (lives on the rank's thread)
+
+  // Blocks of heap tensors that are gone, to be freed at the next allocation.
+  std::mutex released_mutex;
+  std::vector<void*> released;
+
+  // Frees the blocks released so far, lowest address first (the same order on
+  // every rank that released the same blocks). On the rank's thread.
+  void free_released(iris::Rank& rank) {
+    std::vector<void*> blocks;
+    {
+      const std::lock_guard lock(released_mutex);
+      blocks.swap(released);
+    }
+    std::sort(blocks.begin(), blocks.end());
+    for (void* p : blocks) rank.free(p);
+  }
+};
+
+std::unique_ptr<Session> session;
+
+Session& joined(const char* op) {
+  TORCH_CHECK(session != nullptr, op, ": iris_torch.init() has not been called (or finalize() has)");
+  return *session;
+}
+
+// work(rank, workspace) on the rank's thread; its result.
+template <class Work>
+auto on_rank(const char* op, Work&& work) {
+  Session& s = joined(op);
+  decltype(work(std::declval<iris::Rank&>(), *s.workspace)) result;
+  s.world.run([&](iris::Rank& rank) { result = work(rank, *s.workspace); });
+  return result;
+}
+
+// A tensor of `sizes` and `dtype` on the heap (collective). On the rank's thread.
+at::Tensor heap_tensor(Session& s, iris::Rank& rank, at::IntArrayRef sizes, at::ScalarType dtype) {
+  s.free_released(rank);
+  std::size_t bytes = c10::elementSize(dtype);
+  for (const std::int64_t size : sizes) bytes *= static_cast<std::size_t>(size);
+  // A block of at least one byte, so that an empty tensor owns a block too.
+  void* block = rank.allocate(std::max<std::size_t>(bytes, 1));
+  const auto release = [](void* p) {
+    if (session == nullptr) return;  // the heap is gone already (finalize)
+    const std::lock_guard lock(session->released_mutex);
+    session->released.push_back(p);
+  };
+  return torch::from_blob(block, sizes, release, at::TensorOptions().dtype(dtype));
+}
+
+at::Tensor empty(at::IntArrayRef sizes, at::ScalarType dtype) {
+  for (const std::int64_t size : sizes) TORCH_CHECK(size >= 0, "iris.empty: negative size in ", sizes);
+  Session& s = joined("iris.empty");
+  return on_rank("iris.empty", [&](iris::Rank& rank, iris::Workspace&) { return heap_tensor(s, rank, sizes, dtype); });
+}
+
+// ---------------------------------------------------------------- arguments
+
+// A dense CPU tensor; the heap is checked on the rank's thread (on_heap).
+void check_dense(const char* op, const char* name, const at::Tensor& t) {
+  TORCH_CHECK(t.device().is_cpu(), op, ": ", name, " is on ", t.device(), "; this build runs on the CPU");
+  TORCH_CHECK(t.is_contiguous(), op, ": ", name, " must be contiguous");
+}
+
+void on_heap(const iris::Rank& rank, const char* op, const char* name, const at::Tensor& t) {
+  const char* first = static_cast<const char*>(t.data_ptr());
+  const char* last = first + std::max<std::size_t>(t.nbytes(), 1) - 1;
+  TORCH_CHECK(iris::library::in_heap(rank, first) && iris::library::in_heap(rank, last), op, ": ", name,
+              " is not on the symmetric heap: make it with iris_torch.empty (or take an iris operator's output)");
+}
+
+iris::ccl::Op reduction(const char* op, const std::string& name) {
+  for (const iris::ccl::Op o : {iris::ccl::Op::sum, iris::ccl::Op::max, iris::ccl::Op::min}) {
+    if (name == iris::ccl::name_of(o)) return o;
+  }
+  TORCH_CHECK(false, op, ": unknown reduction '", name, "' (sum, max or min)");
+}
+
+// Calls f(T{}) with the C++ element type of `dtype`, one the collectives take.
+template <class F>
+void with_ccl_element(const char* op, at::ScalarType dtype, F&& f) {
+  switch (dtype) {
+    case at::kFloat: return f(float{});
+    case at::kBFloat16: return f(iris::bfloat16{});
+    case at::kHalf: return f(iris::half{});
+    case at::kInt: return f(std::int32_t{});
+    case at::kLong: return f(std::int64_t{});
+    default:
+      TORCH_CHECK(false, op, ": input has dtype ", dtype,
+                  "; the collectives take float32, bfloat16, float16, int32 or int64");
+  }
+}
+
+template <class T>
+T* data(const at::Tensor& t) {
+  return static_cast<T*>(t.data_ptr());
+}
+
+// The first dimension of `t` split among the ranks.
+void check_split_rows(const char* op, const at::Tensor& t, int world) {
+  TORCH_CHECK(t.dim() >= 1 && t.size(0) % world == 0, op, ": input's first dimension (", t.sizes(),
+              ") must be a multiple of the world size ", world);
+}
+
+// ---------------------------------------------------------------- collectives
+
+// output = input reduced over the ranks.
+at::Tensor all_reduce(const at::Tensor& input, const std::string& op_name) {
+  constexpr const char* op = "iris.all_reduce";
+  check_dense(op, "input", input);
+  const iris::ccl::Op reduce = reduction(op, op_name);
+  Session& s = joined(op);
+  return on_rank(op, [&](iris::Rank& rank, iris::Workspace& ws) {
+    on_heap(rank, op, "input", input);
+    at::Tensor output = heap_tensor(s, rank, input.sizes(), input.scalar_type());
+    with_ccl_element(op, input.scalar_type(), [&](auto element) {
+      using T = decltype(element);
+      iris::ccl::all_reduce(ws, data<T>(input), data<T>(output), static_cast<std::size_t>(input.numel()), reduce);
+    });
+    return output;
+  });
+}
+
+// output = the ranks' inputs, one after the other along the first dimension.
+at::Tensor all_gather(const at::Tensor& input) {
+  constexpr const char* op = "iris.all_gather";
+  check_dense(op, "input", input);
+  TORCH_CHECK(input.dim() >= 1, op, ": input must have a dimension to gather along");
+  Session& s = joined(op);
+  return on_rank(op, [&](iris::Rank& rank, iris::Workspace& ws) {
+    on_heap(rank, op, "input", input);
+    std::vector<std::int64_t> sizes = input.sizes().vec();
+    sizes[0] *= rank.world_size();
+    at::Tensor output = heap_tensor(s, rank, sizes, input.scalar_type());
+    with_ccl_element(op, input.scalar_type(), [&](auto element) {
+      using T = decltype(element);
+      iris::ccl::all_gather(ws, data<T>(input), data<T>(output), static_cast<std::size_t>(output.numel()));
+    });
+    return output;
+  });
+}
+
+// Rank r's output = block r (of the first dimension) of the ranks' inputs, reduced.
+at::Tensor reduce_scatter(const at::Tensor& input, const std::string& op_name) {
+  constexpr const char* op = "iris.reduce_scatter";
+  check_dense(op, "input", input);
+  const iris::ccl::Op reduce = reduction(op, op_name);
+  Session& s = joined(op);
+  return on_rank(op, [&](iris::Rank& rank, iris::Workspace& ws) {
+    check_split_rows(op, input, rank.world_size());
+    on_heap(rank, op, "input", input);
+    std::vector<std::int64_t> sizes = input.sizes().vec();
+    sizes[0] /= rank.world_size();
+    at::Tensor output = heap_tensor(s, rank, sizes, input.scalar_type());
+    with_ccl_element(op, input.scalar_type(), [&](auto element) {
+      using T = decltype(element);
+      iris::ccl::reduce_scatter(ws, data<T>(input), data<T>(output), static_cast<std::size_t>(input.numel()), reduce);
+    });
+    return output;
+  });
+}
+
+// Block q (of the first dimension) of this rank's input lands in block r of rank q's output.
+at::Tensor all_to_all(const at::Tensor& input) {
+  constexpr const char* op = "iris.all_to_all";
+  check_dense(op, "input", input);
+  Session& s = joined(op);
+  return on_rank(op, [&](iris::Rank& rank, iris::Workspace& ws) {
+    check_split_rows(op, input, rank.world_size());
+    on_heap(rank, op, "input", input);
+    at::Tensor output = heap_tensor(s, rank, input.sizes(), input.scalar_type());
+    with_ccl_element(op, input.scalar_type(), [&](auto element) {
+      using T = decltype(element);
+      iris::ccl::all_to_all(ws, data<T>(input), data<T>(output), static_cast<std::size_t>(input.numel()));
+    });
+    return output;
+  });
+}
+
+// Every rank's output = root's input.
+at::Tensor broadcast(const at::Tensor& input, std::int64_t root) {
+  constexpr const char* op = "iris.broadcast";
+  check_dense(op, "input", input);
+  Session& s = joined(op);
+  return on_rank(op, [&](iris::Rank& rank, iris::Workspace& ws) {
+    on_heap(rank, op, "input", input);
+    at::Tensor output = heap_tensor(s, rank, input.sizes(), input.scalar_type());
+    output.copy_(input);
+    with_ccl_element(op, input.scalar_type(), [&](auto element) {
+      using T = decltype(element);
+      iris::ccl::broadcast(ws, data<T>(output), static_cast<std::size_t>(output.numel()), static_cast<int>(root));
+    });
+    return output;
+  });
+}
+
+// ---------------------------------------------------------------- fused operations
+
+// a (rows × cols) and b, bf16 matrices.
+void check_matrices(const char* op, const at::Tensor& a, const at::Tensor& b) {
+  for (const auto& [name, t] : {std::pair<const char*, const at::Tensor&>{"a", a}, {"b", b}}) {
+    check_dense(op, name, t);
+    TORCH_CHECK(t.scalar_type() == at::kBFloat16, op, ": ", name, " has dtype ", t.scalar_type(),
+                "; the fused operations take bfloat16 matrices");
+    TORCH_CHECK(t.dim() == 2, op, ": ", name, " must be a matrix, not of shape ", t.sizes());
+  }
+  TORCH_CHECK(a.size(1) == b.size(0), op, ": a (", a.sizes(), ") and b (", b.sizes(),
+              ") cannot be multiplied");
+}
+
+using Fused = void (*)(iris::Workspace&, const iris::bfloat16*, const iris::bfloat16*, iris::bfloat16*, int, int, int,
+                       iris::Stream, const iris::ops::FusedConfig&);
+
+// c (c_rows × c_cols) = the operation `fused` of a and b, of the global sizes m, n, k
+// (what `sizes` makes of the world size).
+template <class Sizes>
+at::Tensor fused(const char* op, Fused operation, const at::Tensor& a, const at::Tensor& b, Sizes&& sizes) {
+  check_matrices(op, a, b);
+  Session& s = joined(op);
+  return on_rank(op, [&](iris::Rank& rank, iris::Workspace& ws) {
+    on_heap(rank, op, "a", a);
+    on_heap(rank, op, "b", b);
+    const auto [m, n, k, c_rows, c_cols] = sizes(rank.world_size());
+    at::Tensor c = heap_tensor(s, rank, {c_rows, c_cols}, at::kBFloat16);
+    operation(ws, data<iris::bfloat16>(a), data<iris::bfloat16>(b), data<iris::bfloat16>(c), static_cast<int>(m),
+              static_cast<int>(n), static_cast<int>(k), iris::Stream{}, iris::ops::FusedConfig{});
+    return c;
+  });
+}
+
+struct FusedSizes {
+  std::int64_t m, n, k, c_rows, c_cols;
+};
+
+// c = a × B, B split by columns (b: this rank's k × n/W); every rank gets all of c (m × n).
+at::Tensor matmul_all_scatter(const at::Tensor& a, const at::Tensor& b) {
+  return fused("iris.matmul_all_scatter", &iris::ops::matmul_all_scatter<iris::bfloat16>, a, b, [&](int world) {
+    return FusedSizes{a.size(0), b.size(1) * world, a.size(1), a.size(0), b.size(1) * world};
+  });
+}
+
+// c = A × B, K split (a: m × k/W, b: k/W × n); every rank gets the sum (m × n).
+at::Tensor matmul_all_reduce(const at::Tensor& a, const at::Tensor& b) {
+  return fused("iris.matmul_all_reduce", &iris::ops::matmul_all_reduce<iris::bfloat16>, a, b, [&](int world) {
+    return FusedSizes{a.size(0), b.size(1), a.size(1) * world, a.size(0), b.size(1)};
+  });
+}
+
+// c = A × B, K split (a: m × k/W, b: k/W × n); rank r gets its rows r·m/W .. of the sum.
+at::Tensor matmul_reduce_scatter(const at::Tensor& a, const at::Tensor& b) {
+  return fused("iris.matmul_reduce_scatter", &iris::ops::matmul_reduce_scatter<iris::bfloat16>, a, b, [&](int world) {
+    return FusedSizes{a.size(0), b.size(1), a.size(1) * world, a.size(0) / world, b.size(1)};
+  });
+}
+
+// c = all_gather(A) × b (a: this rank's m/W × k rows, b: k × n); every rank gets all of c (m × n).
+at::Tensor all_gather_matmul(const at::Tensor& a, const at::Tensor& b) {
+  return fused("iris.all_gather_matmul", &iris::ops::all_gather_matmul<iris::bfloat16>, a, b, [&](int world) {
+    return FusedSizes{a.size(0) * world, b.size(1), a.size(1), a.size(0) * world, b.size(1)};
+  });
+}
+
+// ---------------------------------------------------------------- the world
+
+void init(std::size_t heap_bytes) {
+  TORCH_CHECK(session == nullptr, "iris_torch.init: already joined the world (call finalize() first)");
+  session = std::make_unique<Session>(heap_bytes);
+}
+
+// Collective: the workspace and the released blocks freed, the world ended.
+void finalize() {
+  if (session == nullptr) return;
+  Session& s = *session;
+  s.world.run([&](iris::Rank& rank) {
+    s.workspace.reset();
+    s.free_released(rank);
+  });
+  s.world.close();
+  session.reset();
+}
+
+int rank() { return joined("iris_torch.rank").world.rank(); }
+int world_size() { return joined("iris_torch.world_size").world.world_size(); }
+
+}  // namespace
+
+TORCH_LIBRARY(iris, m) {
+  m.def("empty(int[] size, ScalarType dtype) -> Tensor", &empty);
+  m.def("all_reduce(Tensor input, str op='sum') -> Tensor");
+  m.def("all_gather(Tensor input) -> Tensor");
+  m.def("reduce_scatter(Tensor input, str op='sum') -> Tensor");
+  m.def("all_to_all(Tensor input) -> Tensor");
+  m.def("broadcast(Tensor input, int root) -> Tensor");
+  m.def("matmul_all_scatter(Tensor a, Tensor b) -> Tensor");
+  m.def("matmul_all_reduce(Tensor a, Tensor b) -> Tensor");
+  m.def("matmul_reduce_scatter(Tensor a, Tensor b) -> Tensor");
+  m.def("all_gather_matmul(Tensor a, Tensor b) -> Tensor");
+}
+
+TORCH_LIBRARY_IMPL(iris, CPU, m) {
+  m.impl("all_reduce", &all_reduce);
+  m.impl("all_gather", &all_gather);
+  m.impl("reduce_scatter", &reduce_scatter);
+  m.impl("all_to_all", &all_to_all);
+  m.impl("broadcast", &broadcast);
+  m.impl("matmul_all_scatter", &matmul_all_scatter);
+  m.impl("matmul_all_reduce", &matmul_all_reduce);
+  m.impl("matmul_reduce_scatter", &matmul_reduce_scatter);
+  m.impl("all_gather_matmul", &all_gather_matmul);
+}
+
+PYBIND11_MODULE(_C, m) {
+  m.doc() = "Iris: collectives and fused GEMMs over a symmetric heap, as torch.ops.iris.*";
+  m.def("init", &init, pybind11::arg("heap_bytes"));
+  m.def("finalize", &finalize);
+  m.def("rank", &rank);
+  m.def("world_size", &world_size);
+}

@@ -1,0 +1,141 @@
+"""torch.ops.iris.* under mpirun, each compared with torch's own result.
+
+Every rank makes its inputs from a seed (the rank's own, or one shared by all
+ranks), so that every rank can also make every other rank's inputs and compute
+the expected result with torch alone. Values are small integers, which every
+dtype holds exactly and every sum and product keeps exact, so the comparisons
+are exact. Then the errors: a tensor not on the heap, a wrong dtype, a wrong
+shape. A failure prints the traceback and ends the process at once, without
+MPI's end, which makes mpirun end the job instead of leaving the other ranks
+waiting in a collective.
+"""
+import os
+import sys
+import traceback
+
+import torch
+
+import iris_torch
+
+checks = 0
+
+
+def inputs(seed, shape, dtype=torch.float32):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randint(-8, 9, shape, generator=g).to(dtype)
+
+
+def on_heap(t):
+    h = iris_torch.empty(t.shape, t.dtype)
+    h.copy_(t)
+    return h
+
+
+def expect_equal(what, got, expected):
+    global checks
+    checks += 1
+    if got.shape != expected.shape or got.dtype != expected.dtype or not torch.equal(got, expected):
+        raise AssertionError(f"rank {iris_torch.rank()}: {what}: got {got}, expected {expected}")
+
+
+def expect_error(what, call, *words):
+    global checks
+    checks += 1
+    try:
+        call()
+    except RuntimeError as e:
+        message = str(e)
+        for word in words:
+            if word not in message:
+                raise AssertionError(f"{what}: the message does not name {word!r}: {message}")
+        return
+    raise AssertionError(f"{what}: no error")
+
+
+def check_collectives(me, world):
+    rows = 4 * world  # a multiple of the world size: reduce_scatter and all_to_all split the rows
+    for dtype in (torch.float32, torch.bfloat16, torch.float16, torch.int32, torch.int64):
+        every = [inputs(100 + r, (rows, 5), dtype) for r in range(world)]
+        mine = on_heap(every[me])
+        stacked = torch.stack(every)
+        for op, reduce in (("sum", lambda t: t.sum(0, dtype=dtype)), ("max", lambda t: t.amax(0)),
+                           ("min", lambda t: t.amin(0))):
+            expect_equal(f"all_reduce {op} {dtype}", torch.ops.iris.all_reduce(mine, op), reduce(stacked))
+        expect_equal(f"all_gather {dtype}", torch.ops.iris.all_gather(mine), torch.cat(every))
+        block = rows // world
+        expect_equal(f"reduce_scatter {dtype}", torch.ops.iris.reduce_scatter(mine, "sum"),
+                     stacked.sum(0, dtype=dtype)[me * block:(me + 1) * block])
+        expect_equal(f"all_to_all {dtype}", torch.ops.iris.all_to_all(mine),
+                     torch.cat([every[q][me * block:(me + 1) * block] for q in range(world)]))
+        root = world - 1
+        expect_equal(f"broadcast {dtype}", torch.ops.iris.broadcast(mine, root), every[root])
+
+
+def check_fused(me, world):
+    m, n, k = 24 * world, 20 * world, 16 * world  # partial tiles, each split a multiple of the world size
+    bf16 = torch.bfloat16
+    a = inputs(7, (m, k), bf16)  # the same on every rank
+    b = inputs(8, (k, n), bf16)
+    product = (a.float() @ b.float()).to(bf16)
+
+    def part(t, dim, parts):
+        return t.chunk(parts, dim)[me].contiguous()
+
+    expect_equal("matmul_all_scatter", torch.ops.iris.matmul_all_scatter(on_heap(a), on_heap(part(b, 1, world))),
+                 product)
+    a_cols, b_rows = on_heap(part(a, 1, world)), on_heap(part(b, 0, world))
+    expect_equal("matmul_all_reduce", torch.ops.iris.matmul_all_reduce(a_cols, b_rows), product)
+    expect_equal("matmul_reduce_scatter", torch.ops.iris.matmul_reduce_scatter(a_cols, b_rows),
+                 part(product, 0, world))
+    own_b = inputs(200 + me, (k, n), bf16)  # every rank its own B
+    expect_equal("all_gather_matmul", torch.ops.iris.all_gather_matmul(on_heap(part(a, 0, world)), on_heap(own_b)),
+                 (a.float() @ own_b.float()).to(bf16))
+
+
+def check_heap_reuse():
+    # Forty tensors of a quarter of the heap, one after the other: each block
+    # must be freed once its tensor is gone.
+    quarter = (1 << 22) // 4 // 4
+    for i in range(40):
+        t = iris_torch.empty(quarter, torch.float32)
+        t.fill_(i)
+        expect_equal("heap tensor reused", torch.ops.iris.all_reduce(t, "max"), torch.full((quarter,), float(i)))
+        del t
+
+
+def check_errors(world):
+    expect_error("input not on the heap", lambda: torch.ops.iris.all_reduce(torch.ones(4)),
+                 "iris.all_reduce", "input", "not on the symmetric heap")
+    expect_error("b not on the heap",
+                 lambda: torch.ops.iris.matmul_all_reduce(iris_torch.empty((4, 4), torch.bfloat16),
+                                                          torch.ones(4, 4, dtype=torch.bfloat16)),
+                 "iris.matmul_all_reduce", "b", "not on the symmetric heap")
+    expect_error("fused dtype", lambda: torch.ops.iris.matmul_all_scatter(iris_torch.empty((4, 4)),
+                                                                          iris_torch.empty((4, 4))),
+                 "iris.matmul_all_scatter", "a has dtype Float", "bfloat16")
+    expect_error("collective dtype", lambda: torch.ops.iris.all_gather(iris_torch.empty(4, torch.float64)),
+                 "iris.all_gather", "dtype Double")
+    expect_error("rows not split", lambda: torch.ops.iris.reduce_scatter(iris_torch.empty((4 * world + 1, 2))),
+                 "iris.reduce_scatter", "multiple of the world size")
+
+
+def main():
+    # A heap of 4 MiB: check_heap_reuse relies on its size.
+    iris_torch.init(heap_bytes=1 << 22)
+    me, world = iris_torch.rank(), iris_torch.world_size()
+    check_collectives(me, world)
+    check_fused(me, world)
+    check_heap_reuse()
+    check_errors(world)
+    iris_torch.finalize()
+    if me == 0:
+        print(f"iris_torch: {checks} checks on {world} ranks passed")
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except BaseException:
+        traceback.print_exc()
+        sys.stderr.flush()
+        os._exit(1)
