@@ -20,6 +20,10 @@
 // algorithm a size picks. Arguments are checked before anything is collective;
 // an argument that is wrong on one rank only is an error of that rank alone,
 // and the others wait for it in their next collective call.
+//
+// Each operator also has a Meta kernel, which gives the output's shape and
+// dtype without running anything (torch's meta tensors, for tracing): from
+// the same functions of the shapes, with the world size of the joined world.
 #include <torch/extension.h>
 #include <torch/library.h>
 
@@ -102,9 +106,9 @@ at::Tensor empty(at::IntArrayRef sizes, at::ScalarType dtype) {
 
 // ---------------------------------------------------------------- arguments
 
-// A dense CPU tensor; the heap is checked on the rank's thread (on_heap).
+// A dense CPU (or meta) tensor; the heap is checked on the rank's thread (on_heap).
 void check_dense(const char* op, const char* name, const at::Tensor& t) {
-  TORCH_CHECK(t.device().is_cpu(), op, ": ", name, " is on ", t.device(), "; this build runs on the CPU");
+  TORCH_CHECK(t.device().is_cpu() || t.is_meta(), op, ": ", name, " is on ", t.device(), "; this build runs on the CPU");
   TORCH_CHECK(t.is_contiguous(), op, ": ", name, " must be contiguous");
 }
 
@@ -137,15 +141,32 @@ void with_ccl_element(const char* op, at::ScalarType dtype, F&& f) {
   }
 }
 
+// A collective's input: dense, of an element type the collectives take.
+void check_collective_input(const char* op, const at::Tensor& input) {
+  check_dense(op, "input", input);
+  with_ccl_element(op, input.scalar_type(), [](auto) {});
+}
+
 template <class T>
 T* data(const at::Tensor& t) {
   return static_cast<T*>(t.data_ptr());
 }
 
-// The first dimension of `t` split among the ranks.
-void check_split_rows(const char* op, const at::Tensor& t, int world) {
-  TORCH_CHECK(t.dim() >= 1 && t.size(0) % world == 0, op, ": input's first dimension (", t.sizes(),
+// all_gather's output: the first dimension of `input` times the world size.
+std::vector<std::int64_t> gathered_sizes(const char* op, const at::Tensor& input, int world) {
+  TORCH_CHECK(input.dim() >= 1, op, ": input must have a dimension to gather along");
+  std::vector<std::int64_t> sizes = input.sizes().vec();
+  sizes[0] *= world;
+  return sizes;
+}
+
+// The first dimension of `input` split among the ranks: the shape of a block.
+std::vector<std::int64_t> block_sizes(const char* op, const at::Tensor& input, int world) {
+  TORCH_CHECK(input.dim() >= 1 && input.size(0) % world == 0, op, ": input's first dimension (", input.sizes(),
               ") must be a multiple of the world size ", world);
+  std::vector<std::int64_t> sizes = input.sizes().vec();
+  sizes[0] /= world;
+  return sizes;
 }
 
 // ---------------------------------------------------------------- collectives
@@ -153,7 +174,7 @@ void check_split_rows(const char* op, const at::Tensor& t, int world) {
 // output = input reduced over the ranks.
 at::Tensor all_reduce(const at::Tensor& input, const std::string& op_name) {
   constexpr const char* op = "iris.all_reduce";
-  check_dense(op, "input", input);
+  check_collective_input(op, input);
   const iris::ccl::Op reduce = reduction(op, op_name);
   Session& s = joined(op);
   return on_rank(op, [&](iris::Rank& rank, iris::Workspace& ws) {
@@ -170,13 +191,11 @@ at::Tensor all_reduce(const at::Tensor& input, const std::string& op_name) {
 // output = the ranks' inputs, one after the other along the first dimension.
 at::Tensor all_gather(const at::Tensor& input) {
   constexpr const char* op = "iris.all_gather";
-  check_dense(op, "input", input);
-  TORCH_CHECK(input.dim() >= 1, op, ": input must have a dimension to gather along");
+  check_collective_input(op, input);
   Session& s = joined(op);
   return on_rank(op, [&](iris::Rank& rank, iris::Workspace& ws) {
+    const std::vector<std::int64_t> sizes = gathered_sizes(op, input, rank.world_size());
     on_heap(rank, op, "input", input);
-    std::vector<std::int64_t> sizes = input.sizes().vec();
-    sizes[0] *= rank.world_size();
     at::Tensor output = heap_tensor(s, rank, sizes, input.scalar_type());
     with_ccl_element(op, input.scalar_type(), [&](auto element) {
       using T = decltype(element);
@@ -189,14 +208,12 @@ at::Tensor all_gather(const at::Tensor& input) {
 // Rank r's output = block r (of the first dimension) of the ranks' inputs, reduced.
 at::Tensor reduce_scatter(const at::Tensor& input, const std::string& op_name) {
   constexpr const char* op = "iris.reduce_scatter";
-  check_dense(op, "input", input);
+  check_collective_input(op, input);
   const iris::ccl::Op reduce = reduction(op, op_name);
   Session& s = joined(op);
   return on_rank(op, [&](iris::Rank& rank, iris::Workspace& ws) {
-    check_split_rows(op, input, rank.world_size());
+    const std::vector<std::int64_t> sizes = block_sizes(op, input, rank.world_size());
     on_heap(rank, op, "input", input);
-    std::vector<std::int64_t> sizes = input.sizes().vec();
-    sizes[0] /= rank.world_size();
     at::Tensor output = heap_tensor(s, rank, sizes, input.scalar_type());
     with_ccl_element(op, input.scalar_type(), [&](auto element) {
       using T = decltype(element);
@@ -209,10 +226,10 @@ at::Tensor reduce_scatter(const at::Tensor& input, const std::string& op_name) {
 // Block q (of the first dimension) of this rank's input lands in block r of rank q's output.
 at::Tensor all_to_all(const at::Tensor& input) {
   constexpr const char* op = "iris.all_to_all";
-  check_dense(op, "input", input);
+  check_collective_input(op, input);
   Session& s = joined(op);
   return on_rank(op, [&](iris::Rank& rank, iris::Workspace& ws) {
-    check_split_rows(op, input, rank.world_size());
+    block_sizes(op, input, rank.world_size());
     on_heap(rank, op, "input", input);
     at::Tensor output = heap_tensor(s, rank, input.sizes(), input.scalar_type());
     with_ccl_element(op, input.scalar_type(), [&](auto element) {
@@ -226,7 +243,7 @@ at::Tensor all_to_all(const at::Tensor& input) {
 // Every rank's output = root's input.
 at::Tensor broadcast(const at::Tensor& input, std::int64_t root) {
   constexpr const char* op = "iris.broadcast";
-  check_dense(op, "input", input);
+  check_collective_input(op, input);
   Session& s = joined(op);
   return on_rank(op, [&](iris::Rank& rank, iris::Workspace& ws) {
     on_heap(rank, op, "input", input);
@@ -254,19 +271,23 @@ void check_matrices(const char* op, const at::Tensor& a, const at::Tensor& b) {
               ") cannot be multiplied");
 }
 
+struct FusedSizes {
+  std::int64_t m, n, k, c_rows, c_cols;
+};
+
 using Fused = void (*)(iris::Workspace&, const iris::bfloat16*, const iris::bfloat16*, iris::bfloat16*, int, int, int,
                        iris::Stream, const iris::ops::FusedConfig&);
 
 // c (c_rows × c_cols) = the operation `fused` of a and b, of the global sizes m, n, k
-// (what `sizes` makes of the world size).
-template <class Sizes>
-at::Tensor fused(const char* op, Fused operation, const at::Tensor& a, const at::Tensor& b, Sizes&& sizes) {
+// (what `sizes` makes of a, b and the world size).
+at::Tensor fused(const char* op, Fused operation, const at::Tensor& a, const at::Tensor& b,
+                 FusedSizes (*sizes)(const at::Tensor&, const at::Tensor&, std::int64_t)) {
   check_matrices(op, a, b);
   Session& s = joined(op);
   return on_rank(op, [&](iris::Rank& rank, iris::Workspace& ws) {
     on_heap(rank, op, "a", a);
     on_heap(rank, op, "b", b);
-    const auto [m, n, k, c_rows, c_cols] = sizes(rank.world_size());
+    const auto [m, n, k, c_rows, c_cols] = sizes(a, b, rank.world_size());
     at::Tensor c = heap_tensor(s, rank, {c_rows, c_cols}, at::kBFloat16);
     operation(ws, data<iris::bfloat16>(a), data<iris::bfloat16>(b), data<iris::bfloat16>(c), static_cast<int>(m),
               static_cast<int>(n), static_cast<int>(k), iris::Stream{}, iris::ops::FusedConfig{});
@@ -274,36 +295,73 @@ at::Tensor fused(const char* op, Fused operation, const at::Tensor& a, const at:
   });
 }
 
-struct FusedSizes {
-  std::int64_t m, n, k, c_rows, c_cols;
-};
-
+// The global sizes of each operation from its a, b and the world size.
 // c = a × B, B split by columns (b: this rank's k × n/W); every rank gets all of c (m × n).
-at::Tensor matmul_all_scatter(const at::Tensor& a, const at::Tensor& b) {
-  return fused("iris.matmul_all_scatter", &iris::ops::matmul_all_scatter<iris::bfloat16>, a, b, [&](int world) {
-    return FusedSizes{a.size(0), b.size(1) * world, a.size(1), a.size(0), b.size(1) * world};
-  });
+FusedSizes all_scatter_sizes(const at::Tensor& a, const at::Tensor& b, std::int64_t world) {
+  return {a.size(0), b.size(1) * world, a.size(1), a.size(0), b.size(1) * world};
 }
-
 // c = A × B, K split (a: m × k/W, b: k/W × n); every rank gets the sum (m × n).
-at::Tensor matmul_all_reduce(const at::Tensor& a, const at::Tensor& b) {
-  return fused("iris.matmul_all_reduce", &iris::ops::matmul_all_reduce<iris::bfloat16>, a, b, [&](int world) {
-    return FusedSizes{a.size(0), b.size(1), a.size(1) * world, a.size(0), b.size(1)};
-  });
+FusedSizes all_reduce_sizes(const at::Tensor& a, const at::Tensor& b, std::int64_t world) {
+  return {a.size(0), b.size(1), a.size(1) * world, a.size(0), b.size(1)};
 }
-
 // c = A × B, K split (a: m × k/W, b: k/W × n); rank r gets its rows r·m/W .. of the sum.
-at::Tensor matmul_reduce_scatter(const at::Tensor& a, const at::Tensor& b) {
-  return fused("iris.matmul_reduce_scatter", &iris::ops::matmul_reduce_scatter<iris::bfloat16>, a, b, [&](int world) {
-    return FusedSizes{a.size(0), b.size(1), a.size(1) * world, a.size(0) / world, b.size(1)};
-  });
+FusedSizes reduce_scatter_sizes(const at::Tensor& a, const at::Tensor& b, std::int64_t world) {
+  return {a.size(0), b.size(1), a.size(1) * world, a.size(0) / world, b.size(1)};
+}
+// c = all_gather(A) × b (a: this rank's m/W × k rows, b: k × n); every rank gets all of c (m × n).
+FusedSizes gather_sizes(const at::Tensor& a, const at::Tensor& b, std::int64_t world) {
+  return {a.size(0) * world, b.size(1), a.size(1), a.size(0) * world, b.size(1)};
 }
 
-// c = all_gather(A) × b (a: this rank's m/W × k rows, b: k × n); every rank gets all of c (m × n).
+at::Tensor matmul_all_scatter(const at::Tensor& a, const at::Tensor& b) {
+  return fused("iris.matmul_all_scatter", &iris::ops::matmul_all_scatter<iris::bfloat16>, a, b, &all_scatter_sizes);
+}
+at::Tensor matmul_all_reduce(const at::Tensor& a, const at::Tensor& b) {
+  return fused("iris.matmul_all_reduce", &iris::ops::matmul_all_reduce<iris::bfloat16>, a, b, &all_reduce_sizes);
+}
+at::Tensor matmul_reduce_scatter(const at::Tensor& a, const at::Tensor& b) {
+  return fused("iris.matmul_reduce_scatter", &iris::ops::matmul_reduce_scatter<iris::bfloat16>, a, b,
+               &reduce_scatter_sizes);
+}
 at::Tensor all_gather_matmul(const at::Tensor& a, const at::Tensor& b) {
-  return fused("iris.all_gather_matmul", &iris::ops::all_gather_matmul<iris::bfloat16>, a, b, [&](int world) {
-    return FusedSizes{a.size(0) * world, b.size(1), a.size(1), a.size(0) * world, b.size(1)};
-  });
+  return fused("iris.all_gather_matmul", &iris::ops::all_gather_matmul<iris::bfloat16>, a, b, &gather_sizes);
+}
+
+// ---------------------------------------------------------------- Meta kernels
+
+int world_of(const char* op) { return joined(op).world.world_size(); }
+
+at::Tensor meta_like(const at::Tensor& input, at::IntArrayRef sizes) { return at::empty(sizes, input.options()); }
+
+at::Tensor all_reduce_meta(const at::Tensor& input, const std::string& op_name) {
+  check_collective_input("iris.all_reduce", input);
+  reduction("iris.all_reduce", op_name);
+  return meta_like(input, input.sizes());
+}
+at::Tensor all_gather_meta(const at::Tensor& input) {
+  check_collective_input("iris.all_gather", input);
+  return meta_like(input, gathered_sizes("iris.all_gather", input, world_of("iris.all_gather")));
+}
+at::Tensor reduce_scatter_meta(const at::Tensor& input, const std::string& op_name) {
+  check_collective_input("iris.reduce_scatter", input);
+  reduction("iris.reduce_scatter", op_name);
+  return meta_like(input, block_sizes("iris.reduce_scatter", input, world_of("iris.reduce_scatter")));
+}
+at::Tensor all_to_all_meta(const at::Tensor& input) {
+  check_collective_input("iris.all_to_all", input);
+  block_sizes("iris.all_to_all", input, world_of("iris.all_to_all"));
+  return meta_like(input, input.sizes());
+}
+at::Tensor broadcast_meta(const at::Tensor& input, std::int64_t) {
+  check_collective_input("iris.broadcast", input);
+  return meta_like(input, input.sizes());
+}
+
+at::Tensor fused_meta(const char* op, const at::Tensor& a, const at::Tensor& b,
+                      FusedSizes (*sizes)(const at::Tensor&, const at::Tensor&, std::int64_t)) {
+  check_matrices(op, a, b);
+  const FusedSizes s = sizes(a, b, world_of(op));
+  return meta_like(a, {s.c_rows, s.c_cols});
 }
 
 // ---------------------------------------------------------------- the world
@@ -353,6 +411,35 @@ TORCH_LIBRARY_IMPL(iris, CPU, m) {
   m.impl("matmul_all_reduce", &matmul_all_reduce);
   m.impl("matmul_reduce_scatter", &matmul_reduce_scatter);
   m.impl("all_gather_matmul", &all_gather_matmul);
+}
+
+TORCH_LIBRARY_IMPL(iris, Meta, m) {
+  m.impl("all_reduce", &all_reduce_meta);
+  m.impl("all_gather", &all_gather_meta);
+  m.impl("reduce_scatter", &reduce_scatter_meta);
+  m.impl("all_to_all", &all_to_all_meta);
+  m.impl("broadcast", &broadcast_meta);
+  m.impl("matmul_all_scatter", [](const at::Tensor& a, const at::Tensor& b) {
+    return fused_meta("iris.matmul_all_scatter", a, b, &all_scatter_sizes);
+  });
+  m.impl("matmul_all_reduce", [](const at::Tensor& a, const at::Tensor& b) {
+    return fused_meta("iris.matmul_all_reduce", a, b, &all_reduce_sizes);
+  });
+  m.impl("matmul_reduce_scatter", [](const at::Tensor& a, const at::Tensor& b) {
+    return fused_meta("iris.matmul_reduce_scatter", a, b, &reduce_scatter_sizes);
+  });
+  m.impl("all_gather_matmul", [](const at::Tensor& a, const at::Tensor& b) {
+    return fused_meta("iris.all_gather_matmul", a, b, &gather_sizes);
+  });
+}
+
+// torch 1.13 sends meta tensors through AutogradMeta first, where it has no
+// fallthrough of its own for operators without a gradient, as these are.
+TORCH_LIBRARY_IMPL(iris, AutogradMeta, m) {
+  for (const char* op : {"all_reduce", "all_gather", "reduce_scatter", "all_to_all", "broadcast", "matmul_all_scatter",
+                         "matmul_all_reduce", "matmul_reduce_scatter", "all_gather_matmul"}) {
+    m.impl(op, torch::CppFunction::makeFallthrough());
+  }
 }
 
 PYBIND11_MODULE(_C, m) {

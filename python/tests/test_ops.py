@@ -4,8 +4,8 @@ Every rank makes its inputs from a seed (the rank's own, or one shared by all
 ranks), so that every rank can also make every other rank's inputs and compute
 the expected result with torch alone. Values are small integers, which every
 dtype holds exactly and every sum and product keeps exact, so the comparisons
-are exact. Then the errors: a tensor not on the heap, a wrong dtype, a wrong
-shape. A failure prints the traceback and ends the process at once, without
+are exact. The Meta kernels' shapes and dtypes, and, with the argument
+`tracing`, what torch 1.13 traces. Then the errors: a tensor not on the heap, a wrong dtype, a wrong shape. A failure prints the traceback and ends the process at once, without
 MPI's end, which makes mpirun end the job instead of leaving the other ranks
 waiting in a collective.
 """
@@ -92,6 +92,63 @@ def check_fused(me, world):
                  (a.float() @ own_b.float()).to(bf16))
 
 
+def check_meta(me, world):
+    # The Meta kernels: each operator's output shape and dtype on meta tensors,
+    # compared with those of torch's result of the same operation.
+    global checks
+    rows, bf16 = 4 * world, torch.bfloat16
+
+    def meta(*shape, dtype=torch.float32):
+        return torch.empty(*shape, dtype=dtype, device="meta")
+
+    def expect_like(what, got, expected):
+        global checks
+        checks += 1
+        if not got.is_meta or got.shape != expected.shape or got.dtype != expected.dtype:
+            raise AssertionError(f"{what}: got {got.shape} {got.dtype}, expected {expected.shape} {expected.dtype}")
+
+    every = [torch.zeros(rows, 3, dtype=torch.int64) for _ in range(world)]
+    x = meta(rows, 3, dtype=torch.int64)
+    expect_like("all_reduce", torch.ops.iris.all_reduce(x, "max"), every[0])
+    expect_like("all_gather", torch.ops.iris.all_gather(x), torch.cat(every))
+    expect_like("reduce_scatter", torch.ops.iris.reduce_scatter(x, "sum"), every[0].chunk(world)[me])
+    expect_like("all_to_all", torch.ops.iris.all_to_all(x), every[0])
+    expect_like("broadcast", torch.ops.iris.broadcast(x, 0), every[0])
+    m, n, k = 8 * world, 4 * world, 2 * world
+    product = torch.zeros(m, k, dtype=bf16) @ torch.zeros(k, n, dtype=bf16)
+    expect_like("matmul_all_scatter", torch.ops.iris.matmul_all_scatter(meta(m, k, dtype=bf16), meta(k, n // world, dtype=bf16)),
+                product)
+    a_cols, b_rows = meta(m, k // world, dtype=bf16), meta(k // world, n, dtype=bf16)
+    expect_like("matmul_all_reduce", torch.ops.iris.matmul_all_reduce(a_cols, b_rows), product)
+    expect_like("matmul_reduce_scatter", torch.ops.iris.matmul_reduce_scatter(a_cols, b_rows), product.chunk(world)[me])
+    expect_like("all_gather_matmul", torch.ops.iris.all_gather_matmul(meta(m // world, k, dtype=bf16), meta(k, n, dtype=bf16)),
+                product)
+    expect_error("meta rows not split", lambda: torch.ops.iris.reduce_scatter(meta(rows + 1, 3)),
+                 "iris.reduce_scatter", "multiple of the world size")
+
+
+def check_tracing(me, world):
+    # What torch 1.13 traces: torch.fx (symbolic, and make_fx with fake tensors,
+    # which runs the Meta kernels) and TorchScript; the traced program run on
+    # the heap is compared with torch's result.
+    from functorch import make_fx
+
+    def program(x):
+        return torch.ops.iris.all_gather(torch.ops.iris.all_reduce(x, "sum")) * 2
+
+    every = [inputs(300 + r, (2, 3)) for r in range(world)]
+    expected = torch.cat([torch.stack(every).sum(0)] * world) * 2
+    x = on_heap(every[me])
+    expect_equal("torch.fx.symbolic_trace", torch.fx.symbolic_trace(program)(x), expected)
+    expect_equal("torch.jit.script", torch.jit.script(program)(x), expected)
+    traced = make_fx(program, tracing_mode="fake")(torch.empty(2, 3))
+    targets = [str(node.target) for node in traced.graph.nodes]
+    global checks
+    checks += 1
+    if "iris.all_reduce.default" not in targets or "iris.all_gather.default" not in targets:
+        raise AssertionError(f"make_fx (fake): the graph lacks the iris operators: {targets}")
+
+
 def check_heap_reuse():
     # Forty tensors of a quarter of the heap, one after the other: each block
     # must be freed once its tensor is gone.
@@ -125,6 +182,9 @@ def main():
     me, world = iris_torch.rank(), iris_torch.world_size()
     check_collectives(me, world)
     check_fused(me, world)
+    check_meta(me, world)
+    if "tracing" in sys.argv[1:]:
+        check_tracing(me, world)
     check_heap_reuse()
     check_errors(world)
     iris_torch.finalize()
