@@ -4,16 +4,12 @@
 // finalize() leaves (docs/python.md).
 //
 // The world is run_mpi's, held open between calls (iris::MpiWorldHandle): every
-// operator runs on the rank's thread, through MpiWorldHandle::run. Every
+// operator runs on the rank's thread (iris_torch::run). Every
 // operator is collective, as the calls it makes are: every rank calls the same
 // operators in the same order with tensors of the same shapes.
 //
-// Heap tensors (iris.empty, and every operator's output) own a block of the
-// heap. Freeing one is collective too, but a tensor dies where Python drops its
-// last reference, at any point: its deleter only records the block, and the
-// blocks recorded are freed at the next allocation (and at finalize), on every
-// rank in the same order. Where the ranks have dropped different tensors by
-// then, the heap's allocator finds the calls different and every rank throws.
+// Heap tensors (iris.empty, and every operator's output) and the world are
+// iris_torch/world.hpp's (libiris_torch.so).
 //
 // Every tensor an operator takes must be on the heap, whatever the algorithm
 // then needs, so that a program's correctness does not depend on which
@@ -27,96 +23,31 @@
 #include <torch/extension.h>
 #include <torch/library.h>
 
-#include <algorithm>
-#include <memory>
-#include <mutex>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "iris/ccl.hpp"
 #include "iris/fused.hpp"
 #include "iris/host.hpp"
-#include "iris/library.hpp"
+#include "iris_torch/world.hpp"
 
 namespace {
 
-// The world this process has joined, between init and finalize.
-struct Session {
-  explicit Session(std::size_t heap_bytes) : world(heap_bytes) {
-    world.run([&](iris::Rank& rank) { workspace.emplace(rank); });
-  }
-
-  iris::MpiWorldHandle world;
-  std::optional<iris::Workspace> workspace;  // the collectives' and the fused operations' (lives on the rank's thread)
-
-  // Blocks of heap tensors that are gone, to be freed at the next allocation.
-  std::mutex released_mutex;
-  std::vector<void*> released;
-
-  // Frees the blocks released so far, lowest address first (the same order on
-  // every rank that released the same blocks). On the rank's thread.
-  void free_released(iris::Rank& rank) {
-    std::vector<void*> blocks;
-    {
-      const std::lock_guard lock(released_mutex);
-      blocks.swap(released);
-    }
-    std::sort(blocks.begin(), blocks.end());
-    for (void* p : blocks) rank.free(p);
-  }
-};
-
-std::unique_ptr<Session> session;
-
-Session& joined(const char* op) {
-  TORCH_CHECK(session != nullptr, op, ": iris_torch.init() has not been called (or finalize() has)");
-  return *session;
-}
-
-// work(rank, workspace) on the rank's thread; its result.
-template <class Work>
-auto on_rank(const char* op, Work&& work) {
-  Session& s = joined(op);
-  decltype(work(std::declval<iris::Rank&>(), *s.workspace)) result;
-  s.world.run([&](iris::Rank& rank) { result = work(rank, *s.workspace); });
-  return result;
-}
-
-// A tensor of `sizes` and `dtype` on the heap (collective). On the rank's thread.
-at::Tensor heap_tensor(Session& s, iris::Rank& rank, at::IntArrayRef sizes, at::ScalarType dtype) {
-  s.free_released(rank);
-  std::size_t bytes = c10::elementSize(dtype);
-  for (const std::int64_t size : sizes) bytes *= static_cast<std::size_t>(size);
-  // A block of at least one byte, so that an empty tensor owns a block too.
-  void* block = rank.allocate(std::max<std::size_t>(bytes, 1));
-  const auto release = [](void* p) {
-    if (session == nullptr) return;  // the heap is gone already (finalize)
-    const std::lock_guard lock(session->released_mutex);
-    session->released.push_back(p);
-  };
-  return torch::from_blob(block, sizes, release, at::TensorOptions().dtype(dtype));
-}
+using iris_torch::heap_tensor;
+using iris_torch::on_rank;
+using iris_torch::require_on_heap;
 
 at::Tensor empty(at::IntArrayRef sizes, at::ScalarType dtype) {
   for (const std::int64_t size : sizes) TORCH_CHECK(size >= 0, "iris.empty: negative size in ", sizes);
-  Session& s = joined("iris.empty");
-  return on_rank("iris.empty", [&](iris::Rank& rank, iris::Workspace&) { return heap_tensor(s, rank, sizes, dtype); });
+  return on_rank("iris.empty", [&](iris::Rank& rank, iris::Workspace&) { return heap_tensor(rank, sizes, dtype); });
 }
 
 // ---------------------------------------------------------------- arguments
 
-// A dense CPU (or meta) tensor; the heap is checked on the rank's thread (on_heap).
+// A dense CPU (or meta) tensor; the heap is checked on the rank's thread (require_on_heap).
 void check_dense(const char* op, const char* name, const at::Tensor& t) {
   TORCH_CHECK(t.device().is_cpu() || t.is_meta(), op, ": ", name, " is on ", t.device(), "; this build runs on the CPU");
   TORCH_CHECK(t.is_contiguous(), op, ": ", name, " must be contiguous");
-}
-
-void on_heap(const iris::Rank& rank, const char* op, const char* name, const at::Tensor& t) {
-  const char* first = static_cast<const char*>(t.data_ptr());
-  const char* last = first + std::max<std::size_t>(t.nbytes(), 1) - 1;
-  TORCH_CHECK(iris::library::in_heap(rank, first) && iris::library::in_heap(rank, last), op, ": ", name,
-              " is not on the symmetric heap: make it with iris_torch.empty (or take an iris operator's output)");
 }
 
 iris::ccl::Op reduction(const char* op, const std::string& name) {
@@ -176,10 +107,9 @@ at::Tensor all_reduce(const at::Tensor& input, const std::string& op_name) {
   constexpr const char* op = "iris.all_reduce";
   check_collective_input(op, input);
   const iris::ccl::Op reduce = reduction(op, op_name);
-  Session& s = joined(op);
   return on_rank(op, [&](iris::Rank& rank, iris::Workspace& ws) {
-    on_heap(rank, op, "input", input);
-    at::Tensor output = heap_tensor(s, rank, input.sizes(), input.scalar_type());
+    require_on_heap(rank, op, "input", input);
+    at::Tensor output = heap_tensor(rank, input.sizes(), input.scalar_type());
     with_ccl_element(op, input.scalar_type(), [&](auto element) {
       using T = decltype(element);
       iris::ccl::all_reduce(ws, data<T>(input), data<T>(output), static_cast<std::size_t>(input.numel()), reduce);
@@ -192,11 +122,10 @@ at::Tensor all_reduce(const at::Tensor& input, const std::string& op_name) {
 at::Tensor all_gather(const at::Tensor& input) {
   constexpr const char* op = "iris.all_gather";
   check_collective_input(op, input);
-  Session& s = joined(op);
   return on_rank(op, [&](iris::Rank& rank, iris::Workspace& ws) {
     const std::vector<std::int64_t> sizes = gathered_sizes(op, input, rank.world_size());
-    on_heap(rank, op, "input", input);
-    at::Tensor output = heap_tensor(s, rank, sizes, input.scalar_type());
+    require_on_heap(rank, op, "input", input);
+    at::Tensor output = heap_tensor(rank, sizes, input.scalar_type());
     with_ccl_element(op, input.scalar_type(), [&](auto element) {
       using T = decltype(element);
       iris::ccl::all_gather(ws, data<T>(input), data<T>(output), static_cast<std::size_t>(output.numel()));
@@ -210,11 +139,10 @@ at::Tensor reduce_scatter(const at::Tensor& input, const std::string& op_name) {
   constexpr const char* op = "iris.reduce_scatter";
   check_collective_input(op, input);
   const iris::ccl::Op reduce = reduction(op, op_name);
-  Session& s = joined(op);
   return on_rank(op, [&](iris::Rank& rank, iris::Workspace& ws) {
     const std::vector<std::int64_t> sizes = block_sizes(op, input, rank.world_size());
-    on_heap(rank, op, "input", input);
-    at::Tensor output = heap_tensor(s, rank, sizes, input.scalar_type());
+    require_on_heap(rank, op, "input", input);
+    at::Tensor output = heap_tensor(rank, sizes, input.scalar_type());
     with_ccl_element(op, input.scalar_type(), [&](auto element) {
       using T = decltype(element);
       iris::ccl::reduce_scatter(ws, data<T>(input), data<T>(output), static_cast<std::size_t>(input.numel()), reduce);
@@ -227,11 +155,10 @@ at::Tensor reduce_scatter(const at::Tensor& input, const std::string& op_name) {
 at::Tensor all_to_all(const at::Tensor& input) {
   constexpr const char* op = "iris.all_to_all";
   check_collective_input(op, input);
-  Session& s = joined(op);
   return on_rank(op, [&](iris::Rank& rank, iris::Workspace& ws) {
     block_sizes(op, input, rank.world_size());
-    on_heap(rank, op, "input", input);
-    at::Tensor output = heap_tensor(s, rank, input.sizes(), input.scalar_type());
+    require_on_heap(rank, op, "input", input);
+    at::Tensor output = heap_tensor(rank, input.sizes(), input.scalar_type());
     with_ccl_element(op, input.scalar_type(), [&](auto element) {
       using T = decltype(element);
       iris::ccl::all_to_all(ws, data<T>(input), data<T>(output), static_cast<std::size_t>(input.numel()));
@@ -244,10 +171,9 @@ at::Tensor all_to_all(const at::Tensor& input) {
 at::Tensor broadcast(const at::Tensor& input, std::int64_t root) {
   constexpr const char* op = "iris.broadcast";
   check_collective_input(op, input);
-  Session& s = joined(op);
   return on_rank(op, [&](iris::Rank& rank, iris::Workspace& ws) {
-    on_heap(rank, op, "input", input);
-    at::Tensor output = heap_tensor(s, rank, input.sizes(), input.scalar_type());
+    require_on_heap(rank, op, "input", input);
+    at::Tensor output = heap_tensor(rank, input.sizes(), input.scalar_type());
     output.copy_(input);
     with_ccl_element(op, input.scalar_type(), [&](auto element) {
       using T = decltype(element);
@@ -283,12 +209,11 @@ using Fused = void (*)(iris::Workspace&, const iris::bfloat16*, const iris::bflo
 at::Tensor fused(const char* op, Fused operation, const at::Tensor& a, const at::Tensor& b,
                  FusedSizes (*sizes)(const at::Tensor&, const at::Tensor&, std::int64_t)) {
   check_matrices(op, a, b);
-  Session& s = joined(op);
   return on_rank(op, [&](iris::Rank& rank, iris::Workspace& ws) {
-    on_heap(rank, op, "a", a);
-    on_heap(rank, op, "b", b);
+    require_on_heap(rank, op, "a", a);
+    require_on_heap(rank, op, "b", b);
     const auto [m, n, k, c_rows, c_cols] = sizes(a, b, rank.world_size());
-    at::Tensor c = heap_tensor(s, rank, {c_rows, c_cols}, at::kBFloat16);
+    at::Tensor c = heap_tensor(rank, {c_rows, c_cols}, at::kBFloat16);
     operation(ws, data<iris::bfloat16>(a), data<iris::bfloat16>(b), data<iris::bfloat16>(c), static_cast<int>(m),
               static_cast<int>(n), static_cast<int>(k), iris::Stream{}, iris::ops::FusedConfig{});
     return c;
@@ -329,8 +254,6 @@ at::Tensor all_gather_matmul(const at::Tensor& a, const at::Tensor& b) {
 
 // ---------------------------------------------------------------- Meta kernels
 
-int world_of(const char* op) { return joined(op).world.world_size(); }
-
 at::Tensor meta_like(const at::Tensor& input, at::IntArrayRef sizes) { return at::empty(sizes, input.options()); }
 
 at::Tensor all_reduce_meta(const at::Tensor& input, const std::string& op_name) {
@@ -340,16 +263,16 @@ at::Tensor all_reduce_meta(const at::Tensor& input, const std::string& op_name) 
 }
 at::Tensor all_gather_meta(const at::Tensor& input) {
   check_collective_input("iris.all_gather", input);
-  return meta_like(input, gathered_sizes("iris.all_gather", input, world_of("iris.all_gather")));
+  return meta_like(input, gathered_sizes("iris.all_gather", input, iris_torch::world_size("iris.all_gather")));
 }
 at::Tensor reduce_scatter_meta(const at::Tensor& input, const std::string& op_name) {
   check_collective_input("iris.reduce_scatter", input);
   reduction("iris.reduce_scatter", op_name);
-  return meta_like(input, block_sizes("iris.reduce_scatter", input, world_of("iris.reduce_scatter")));
+  return meta_like(input, block_sizes("iris.reduce_scatter", input, iris_torch::world_size("iris.reduce_scatter")));
 }
 at::Tensor all_to_all_meta(const at::Tensor& input) {
   check_collective_input("iris.all_to_all", input);
-  block_sizes("iris.all_to_all", input, world_of("iris.all_to_all"));
+  block_sizes("iris.all_to_all", input, iris_torch::world_size("iris.all_to_all"));
   return meta_like(input, input.sizes());
 }
 at::Tensor broadcast_meta(const at::Tensor& input, std::int64_t) {
@@ -360,31 +283,9 @@ at::Tensor broadcast_meta(const at::Tensor& input, std::int64_t) {
 at::Tensor fused_meta(const char* op, const at::Tensor& a, const at::Tensor& b,
                       FusedSizes (*sizes)(const at::Tensor&, const at::Tensor&, std::int64_t)) {
   check_matrices(op, a, b);
-  const FusedSizes s = sizes(a, b, world_of(op));
+  const FusedSizes s = sizes(a, b, iris_torch::world_size(op));
   return meta_like(a, {s.c_rows, s.c_cols});
 }
-
-// ---------------------------------------------------------------- the world
-
-void init(std::size_t heap_bytes) {
-  TORCH_CHECK(session == nullptr, "iris_torch.init: already joined the world (call finalize() first)");
-  session = std::make_unique<Session>(heap_bytes);
-}
-
-// Collective: the workspace and the released blocks freed, the world ended.
-void finalize() {
-  if (session == nullptr) return;
-  Session& s = *session;
-  s.world.run([&](iris::Rank& rank) {
-    s.workspace.reset();
-    s.free_released(rank);
-  });
-  s.world.close();
-  session.reset();
-}
-
-int rank() { return joined("iris_torch.rank").world.rank(); }
-int world_size() { return joined("iris_torch.world_size").world.world_size(); }
 
 }  // namespace
 
@@ -444,8 +345,8 @@ TORCH_LIBRARY_IMPL(iris, AutogradMeta, m) {
 
 PYBIND11_MODULE(_C, m) {
   m.doc() = "Iris: collectives and fused GEMMs over a symmetric heap, as torch.ops.iris.*";
-  m.def("init", &init, pybind11::arg("heap_bytes"));
-  m.def("finalize", &finalize);
-  m.def("rank", &rank);
-  m.def("world_size", &world_size);
+  m.def("init", &iris_torch::init, pybind11::arg("heap_bytes"));
+  m.def("finalize", &iris_torch::finalize);
+  m.def("rank", [] { return iris_torch::rank("iris_torch.rank"); });
+  m.def("world_size", [] { return iris_torch::world_size("iris_torch.world_size"); });
 }

@@ -5,17 +5,15 @@ ranks), so that every rank can also make every other rank's inputs and compute
 the expected result with torch alone. Values are small integers, which every
 dtype holds exactly and every sum and product keeps exact, so the comparisons
 are exact. The Meta kernels' shapes and dtypes, and, with the argument
-`tracing`, what torch 1.13 traces. Then the errors: a tensor not on the heap, a wrong dtype, a wrong shape. A failure prints the traceback and ends the process at once, without
-MPI's end, which makes mpirun end the job instead of leaving the other ranks
-waiting in a collective.
+`tracing`, what torch 1.13 traces. Then the errors: a tensor not on the heap,
+a wrong dtype, a wrong shape. A failure ends the job at once (harness.run).
 """
-import os
 import sys
-import traceback
 
 import torch
 
 import iris_torch
+from harness import on_heap, run
 
 checks = 0
 
@@ -23,12 +21,6 @@ checks = 0
 def inputs(seed, shape, dtype=torch.float32):
     g = torch.Generator().manual_seed(seed)
     return torch.randint(-8, 9, shape, generator=g).to(dtype)
-
-
-def on_heap(t):
-    h = iris_torch.empty(t.shape, t.dtype)
-    h.copy_(t)
-    return h
 
 
 def expect_equal(what, got, expected):
@@ -193,9 +185,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except BaseException:
-        traceback.print_exc()
-        sys.stderr.flush()
-        os._exit(1)
+    run(main)

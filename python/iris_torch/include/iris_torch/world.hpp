@@ -1,0 +1,62 @@
+// iris_torch's world: the one iris_torch.init() joins (run_mpi's world held
+// open, iris::MpiWorldHandle) and the tensors of its symmetric heap. In
+// libiris_torch.so, with the runtime, so that the module iris_torch._C (the
+// operators torch.ops.iris.*) and a user's extension with kernels of its own
+// (iris_torch_add_extension, docs/python.md) share one world and one copy
+// of the runtime (the rank's thread's state is the runtime's).
+//
+// Every call of an extension's operator is collective: it runs its work on
+// the rank's thread (run), where it makes its output tensors (heap_tensor)
+// and launches its kernels with the rank's device context.
+#pragma once
+
+#include <torch/extension.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <functional>
+#include <utility>
+
+#include "iris/host.hpp"
+#include "iris/library.hpp"
+
+namespace iris_torch {
+
+// Collective: joins the world of the mpirun job with a heap of heap_bytes per
+// rank, and makes the workspace of the collectives and fused operations.
+void init(std::size_t heap_bytes);
+// Collective: frees what is left and leaves the world; nothing where init()
+// has not been called.
+void finalize();
+
+// The rank, the world size; `op` names the caller where init() has not been called.
+int rank(const char* op);
+int world_size(const char* op);
+
+// work(rank, workspace) on the rank's thread (MpiWorldHandle::run); what it
+// throws is rethrown here (a RuntimeError in Python).
+void run(const char* op, const std::function<void(iris::Rank&, iris::Workspace&)>& work);
+
+// run's work with a result: the result.
+template <class Work>
+auto on_rank(const char* op, Work&& work) {
+  decltype(work(std::declval<iris::Rank&>(), std::declval<iris::Workspace&>())) result;
+  run(op, [&](iris::Rank& rank, iris::Workspace& workspace) { result = work(rank, workspace); });
+  return result;
+}
+
+// In run's work: a new CPU tensor of `sizes` and `dtype` on the heap
+// (collective). Its block is freed after the tensor is gone, at the next
+// heap_tensor or at finalize (the deleter cannot make a collective call).
+at::Tensor heap_tensor(iris::Rank& rank, at::IntArrayRef sizes, at::ScalarType dtype);
+
+// In run's work: throws, naming `op` and the argument `name`, where `t` is not
+// on this rank's heap.
+inline void require_on_heap(const iris::Rank& rank, const char* op, const char* name, const at::Tensor& t) {
+  const char* first = static_cast<const char*>(t.data_ptr());
+  const char* last = first + std::max<std::size_t>(t.nbytes(), 1) - 1;
+  TORCH_CHECK(iris::library::in_heap(rank, first) && iris::library::in_heap(rank, last), op, ": ", name,
+              " is not on the symmetric heap: make it with iris_torch.empty (or take an iris operator's output)");
+}
+
+}  // namespace iris_torch
