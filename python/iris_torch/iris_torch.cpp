@@ -23,6 +23,7 @@
 #include <torch/extension.h>
 #include <torch/library.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -102,19 +103,30 @@ std::vector<std::int64_t> block_sizes(const char* op, const at::Tensor& input, i
 
 // ---------------------------------------------------------------- collectives
 
+// What every collective does on the rank's thread: `input` checked to be on
+// the heap, the output (of `sizes` and input's dtype) made on the heap, and
+// call(workspace, input's data, output's data) run with their element type.
+template <class Call>
+at::Tensor collective(const char* op, const at::Tensor& input, at::IntArrayRef sizes, Call&& call) {
+  return on_rank(op, [&](iris::Rank& rank, iris::Workspace& ws) {
+    require_on_heap(rank, op, "input", input);
+    at::Tensor output = heap_tensor(rank, sizes, input.scalar_type());
+    with_ccl_element(op, input.scalar_type(), [&](auto element) {
+      using T = decltype(element);
+      call(ws, data<T>(input), data<T>(output));
+    });
+    return output;
+  });
+}
+
 // output = input reduced over the ranks.
 at::Tensor all_reduce(const at::Tensor& input, const std::string& op_name) {
   constexpr const char* op = "iris.all_reduce";
   check_collective_input(op, input);
   const iris::ccl::Op reduce = reduction(op, op_name);
-  return on_rank(op, [&](iris::Rank& rank, iris::Workspace& ws) {
-    require_on_heap(rank, op, "input", input);
-    at::Tensor output = heap_tensor(rank, input.sizes(), input.scalar_type());
-    with_ccl_element(op, input.scalar_type(), [&](auto element) {
-      using T = decltype(element);
-      iris::ccl::all_reduce(ws, data<T>(input), data<T>(output), static_cast<std::size_t>(input.numel()), reduce);
-    });
-    return output;
+  const auto count = static_cast<std::size_t>(input.numel());
+  return collective(op, input, input.sizes(), [&](iris::Workspace& ws, const auto* in, auto* out) {
+    iris::ccl::all_reduce(ws, in, out, count, reduce);
   });
 }
 
@@ -122,15 +134,10 @@ at::Tensor all_reduce(const at::Tensor& input, const std::string& op_name) {
 at::Tensor all_gather(const at::Tensor& input) {
   constexpr const char* op = "iris.all_gather";
   check_collective_input(op, input);
-  return on_rank(op, [&](iris::Rank& rank, iris::Workspace& ws) {
-    const std::vector<std::int64_t> sizes = gathered_sizes(op, input, rank.world_size());
-    require_on_heap(rank, op, "input", input);
-    at::Tensor output = heap_tensor(rank, sizes, input.scalar_type());
-    with_ccl_element(op, input.scalar_type(), [&](auto element) {
-      using T = decltype(element);
-      iris::ccl::all_gather(ws, data<T>(input), data<T>(output), static_cast<std::size_t>(output.numel()));
-    });
-    return output;
+  const std::vector<std::int64_t> sizes = gathered_sizes(op, input, iris_torch::world_size(op));
+  const auto count = static_cast<std::size_t>(c10::multiply_integers(sizes));  // the output's, as ccl counts
+  return collective(op, input, sizes, [&](iris::Workspace& ws, const auto* in, auto* out) {
+    iris::ccl::all_gather(ws, in, out, count);
   });
 }
 
@@ -139,15 +146,10 @@ at::Tensor reduce_scatter(const at::Tensor& input, const std::string& op_name) {
   constexpr const char* op = "iris.reduce_scatter";
   check_collective_input(op, input);
   const iris::ccl::Op reduce = reduction(op, op_name);
-  return on_rank(op, [&](iris::Rank& rank, iris::Workspace& ws) {
-    const std::vector<std::int64_t> sizes = block_sizes(op, input, rank.world_size());
-    require_on_heap(rank, op, "input", input);
-    at::Tensor output = heap_tensor(rank, sizes, input.scalar_type());
-    with_ccl_element(op, input.scalar_type(), [&](auto element) {
-      using T = decltype(element);
-      iris::ccl::reduce_scatter(ws, data<T>(input), data<T>(output), static_cast<std::size_t>(input.numel()), reduce);
-    });
-    return output;
+  const std::vector<std::int64_t> sizes = block_sizes(op, input, iris_torch::world_size(op));
+  const auto count = static_cast<std::size_t>(input.numel());
+  return collective(op, input, sizes, [&](iris::Workspace& ws, const auto* in, auto* out) {
+    iris::ccl::reduce_scatter(ws, in, out, count, reduce);
   });
 }
 
@@ -155,15 +157,10 @@ at::Tensor reduce_scatter(const at::Tensor& input, const std::string& op_name) {
 at::Tensor all_to_all(const at::Tensor& input) {
   constexpr const char* op = "iris.all_to_all";
   check_collective_input(op, input);
-  return on_rank(op, [&](iris::Rank& rank, iris::Workspace& ws) {
-    block_sizes(op, input, rank.world_size());
-    require_on_heap(rank, op, "input", input);
-    at::Tensor output = heap_tensor(rank, input.sizes(), input.scalar_type());
-    with_ccl_element(op, input.scalar_type(), [&](auto element) {
-      using T = decltype(element);
-      iris::ccl::all_to_all(ws, data<T>(input), data<T>(output), static_cast<std::size_t>(input.numel()));
-    });
-    return output;
+  block_sizes(op, input, iris_torch::world_size(op));  // the check that the blocks split evenly
+  const auto count = static_cast<std::size_t>(input.numel());
+  return collective(op, input, input.sizes(), [&](iris::Workspace& ws, const auto* in, auto* out) {
+    iris::ccl::all_to_all(ws, in, out, count);
   });
 }
 
@@ -171,15 +168,10 @@ at::Tensor all_to_all(const at::Tensor& input) {
 at::Tensor broadcast(const at::Tensor& input, std::int64_t root) {
   constexpr const char* op = "iris.broadcast";
   check_collective_input(op, input);
-  return on_rank(op, [&](iris::Rank& rank, iris::Workspace& ws) {
-    require_on_heap(rank, op, "input", input);
-    at::Tensor output = heap_tensor(rank, input.sizes(), input.scalar_type());
-    output.copy_(input);
-    with_ccl_element(op, input.scalar_type(), [&](auto element) {
-      using T = decltype(element);
-      iris::ccl::broadcast(ws, data<T>(output), static_cast<std::size_t>(output.numel()), static_cast<int>(root));
-    });
-    return output;
+  const auto count = static_cast<std::size_t>(input.numel());
+  return collective(op, input, input.sizes(), [&](iris::Workspace& ws, const auto* in, auto* out) {
+    std::copy_n(in, count, out);  // iris::ccl::broadcast works in place: root's output holds what it sends
+    iris::ccl::broadcast(ws, out, count, static_cast<int>(root));
   });
 }
 
