@@ -100,6 +100,8 @@ struct World {
   DeviceContext context(int r) const;
   // The Rank object handed to the body (Rank's constructor is for World only).
   Rank make_rank(int r) { return Rank(this, r); }
+  // The same on the heap, for a world held open between calls (MpiWorldHandle).
+  std::unique_ptr<Rank> new_rank(int r) { return std::unique_ptr<Rank>(new Rank(this, r)); }
   GpuRank& local(int r) { return *locals_[static_cast<std::size_t>(r)]; }
   const GpuRank& local(int r) const { return *locals_[static_cast<std::size_t>(r)]; }
 

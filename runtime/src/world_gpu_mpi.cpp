@@ -17,6 +17,12 @@
 // rank 0's on every process (same messages as run_threads), so a mismatch is an
 // iris::Error on every rank and the allocators never diverge. The host barrier is
 // a device synchronisation followed by that MPI_Allgather.
+//
+// run_mpi is MpiWorldHandle's constructor, one run(body) and close(), as on the
+// CPU; the handle keeps the world open between calls for iris_torch.
+#include <memory>
+#include <optional>
+
 #include "mpi_start.hpp"
 #include "trace_mpi.hpp"
 #include "world_gpu.hpp"
@@ -144,16 +150,61 @@ std::uint64_t MpiWorld::collective(int r, const CollectiveCall& call) {
 }  // namespace
 }  // namespace detail
 
+// The GPU's handle runs each work on the calling thread, with the rank's GPU
+// current: MPI (initialised FUNNELED) is called by the thread that started it,
+// and kernels go to that thread's streams, as in run_mpi's body.
+struct MpiWorldHandle::State {
+  detail::MpiSession mpi;
+  std::optional<detail::MpiWorld> world;
+  std::unique_ptr<Rank> rank;
+  bool closed = false;
+
+  explicit State(std::size_t heap_bytes) : mpi(MPI_THREAD_FUNNELED) {
+    try {
+      world.emplace(mpi.comm, mpi.rank, mpi.size, heap_bytes);
+    } catch (const Error&) {
+      mpi.end();  // every rank failed the same step
+      throw;
+    }
+    rank = world->new_rank(mpi.rank);
+  }
+};
+
+MpiWorldHandle::MpiWorldHandle(std::size_t heap_bytes) {
+  detail::check_run_mpi_heap(heap_bytes);
+  state_ = std::make_unique<State>(heap_bytes);
+}
+
+MpiWorldHandle::~MpiWorldHandle() = default;
+
+int MpiWorldHandle::rank() const { return state_->mpi.rank; }
+int MpiWorldHandle::world_size() const { return state_->mpi.size; }
+
+void MpiWorldHandle::run(const std::function<void(Rank&)>& work) {
+  if (state_->closed) throw Error("iris: MpiWorldHandle::run: the world has been closed");
+  const int me = state_->mpi.rank;
+  const detail::DeviceGuard device(state_->world->local(me).device, me);
+  work(*state_->rank);
+}
+
+void MpiWorldHandle::close() {
+  if (state_->closed) return;
+  state_->closed = true;  // also where the end fails
+  state_->rank.reset();
+  {
+    const int me = state_->mpi.rank;
+    const detail::DeviceGuard device(state_->world->local(me).device, me);  // the rank's streams
+    state_->world->close();
+  }
+  state_->world.reset();
+  state_->mpi.end();
+}
+
 void run_mpi(std::size_t heap_bytes, const std::function<void(Rank&)>& body) {
   detail::check_run_mpi(heap_bytes, body);
-  detail::MpiSession mpi(MPI_THREAD_FUNNELED);
-  {
-    detail::MpiWorld world(mpi.comm, mpi.rank, mpi.size, heap_bytes);
-    Rank r = world.make_rank(mpi.rank);
-    body(r);  // an exception leaves without any collective step (see host.hpp)
-    world.close();
-  }
-  mpi.end();
+  MpiWorldHandle world(heap_bytes);
+  world.run(body);  // an exception leaves without any collective step (see host.hpp)
+  world.close();
 }
 
 }  // namespace iris

@@ -177,8 +177,9 @@ void run_mpi(std::size_t heap_bytes, const std::function<void(Rank&)>& body);
 // (python/iris_torch). run_mpi is this handle's constructor, one run(body) and
 // close(), so the two start, meet and end the world alike.
 //  * The constructor is collective (every process of the mpirun job makes
-//    one): it starts MPI and the world as run_mpi does, and the rank's thread
-//    (run_threads' stack size), on which every run() then runs its work. A
+//    one): it starts MPI and the world as run_mpi does, and on the CPU the
+//    rank's thread (run_threads' stack size), on which every run() then runs
+//    its work. A
 //    start-up failure is thrown on every rank alike, after MPI has been ended.
 //  * run(work) runs work(rank) on the rank's thread and returns once it has;
 //    the Rank and everything work allocated live on until close(). What work
@@ -189,7 +190,10 @@ void run_mpi(std::size_t heap_bytes, const std::function<void(Rank&)>& body);
 //    started it. The destructor of a handle not closed ends the rank's thread
 //    only and leaves MPI to the end of the process (the other ranks may still
 //    wait for this one), as run_mpi does after a failure.
-// CPU (iris_runtime_cpu_mpi) only so far.
+//  * The CPU's rank's thread (iris_runtime_cpu_mpi) is the GPU's calling
+//    thread (iris_runtime_gpu_mpi): run(work) runs work there, with the rank's
+//    GPU current for the call, and it must be the thread that made the handle
+//    (MPI is initialised MPI_THREAD_FUNNELED); kernels go to its streams.
 class MpiWorldHandle {
  public:
   explicit MpiWorldHandle(std::size_t heap_bytes);
