@@ -3,6 +3,11 @@
 # not installed yet. Safe to run again: it does nothing when all are present.
 # The test setup.packages (scripts/check-packages.sh) fails when the build or
 # the tests run a program of a package that this list does not install.
+#   scripts/setup.sh             the packages of the build and the tests
+#   scripts/setup.sh --pictures  also picture_packages: Chromium, in which
+#                                editor/screenshot/render.mjs renders the pictures
+#                                of editor/vscode/README.md (about 400 MB; neither
+#                                CI nor scripts/main.sh and test.sh ask for it)
 set -euo pipefail
 
 packages=(
@@ -34,6 +39,15 @@ packages=(
   # pybind11's headers; CMake skips it when they are missing.
   python3-torch libtorch-dev pybind11-dev
 )
+
+# With --pictures only: the browser editor/screenshot/render.mjs drives (with the npm
+# packages of editor/screenshot/package-lock.json) and the editor font of its pictures.
+picture_packages=(chromium fonts-dejavu-core)
+case "${1:-}" in
+  --pictures) packages+=("${picture_packages[@]}") ;;
+  "") ;;
+  *) echo "usage: scripts/setup.sh [--pictures]" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do
