@@ -34,6 +34,7 @@
 
 namespace {
 
+using iris_torch::current_stream;
 using iris_torch::heap_tensor;
 using iris_torch::on_rank;
 using iris_torch::require_on_heap;
@@ -45,9 +46,10 @@ at::Tensor empty(at::IntArrayRef sizes, at::ScalarType dtype) {
 
 // ---------------------------------------------------------------- arguments
 
-// A dense CPU (or meta) tensor; the heap is checked on the rank's thread (require_on_heap).
+// A dense tensor on the heap's device (or meta); the heap is checked on the rank's thread (require_on_heap).
 void check_dense(const char* op, const char* name, const at::Tensor& t) {
-  TORCH_CHECK(t.device().is_cpu() || t.is_meta(), op, ": ", name, " is on ", t.device(), "; this build runs on the CPU");
+  TORCH_CHECK(t.device().type() == iris_torch::heap_device_type || t.is_meta(), op, ": ", name, " is on ", t.device(),
+              "; this build's heap is on ", c10::DeviceTypeName(iris_torch::heap_device_type, true));
   TORCH_CHECK(t.is_contiguous(), op, ": ", name, " must be contiguous");
 }
 
@@ -126,7 +128,7 @@ at::Tensor all_reduce(const at::Tensor& input, const std::string& op_name) {
   const iris::ccl::Op reduce = reduction(op, op_name);
   const auto count = static_cast<std::size_t>(input.numel());
   return collective(op, input, input.sizes(), [&](iris::Workspace& ws, const auto* in, auto* out) {
-    iris::ccl::all_reduce(ws, in, out, count, reduce);
+    iris::ccl::all_reduce(ws, in, out, count, reduce, current_stream());
   });
 }
 
@@ -137,7 +139,7 @@ at::Tensor all_gather(const at::Tensor& input) {
   const std::vector<std::int64_t> sizes = gathered_sizes(op, input, iris_torch::world_size(op));
   const auto count = static_cast<std::size_t>(c10::multiply_integers(sizes));  // the output's, as ccl counts
   return collective(op, input, sizes, [&](iris::Workspace& ws, const auto* in, auto* out) {
-    iris::ccl::all_gather(ws, in, out, count);
+    iris::ccl::all_gather(ws, in, out, count, current_stream());
   });
 }
 
@@ -149,7 +151,7 @@ at::Tensor reduce_scatter(const at::Tensor& input, const std::string& op_name) {
   const std::vector<std::int64_t> sizes = block_sizes(op, input, iris_torch::world_size(op));
   const auto count = static_cast<std::size_t>(input.numel());
   return collective(op, input, sizes, [&](iris::Workspace& ws, const auto* in, auto* out) {
-    iris::ccl::reduce_scatter(ws, in, out, count, reduce);
+    iris::ccl::reduce_scatter(ws, in, out, count, reduce, current_stream());
   });
 }
 
@@ -160,7 +162,7 @@ at::Tensor all_to_all(const at::Tensor& input) {
   block_sizes(op, input, iris_torch::world_size(op));  // the check that the blocks split evenly
   const auto count = static_cast<std::size_t>(input.numel());
   return collective(op, input, input.sizes(), [&](iris::Workspace& ws, const auto* in, auto* out) {
-    iris::ccl::all_to_all(ws, in, out, count);
+    iris::ccl::all_to_all(ws, in, out, count, current_stream());
   });
 }
 
@@ -170,8 +172,9 @@ at::Tensor broadcast(const at::Tensor& input, std::int64_t root) {
   check_collective_input(op, input);
   const auto count = static_cast<std::size_t>(input.numel());
   return collective(op, input, input.sizes(), [&](iris::Workspace& ws, const auto* in, auto* out) {
-    std::copy_n(in, count, out);  // iris::ccl::broadcast works in place: root's output holds what it sends
-    iris::ccl::broadcast(ws, out, count, static_cast<int>(root));
+    // iris::ccl::broadcast works in place: root's output holds what it sends
+    iris_torch::copy_on_stream(out, in, count * sizeof *in);
+    iris::ccl::broadcast(ws, out, count, static_cast<int>(root), current_stream());
   });
 }
 
@@ -207,7 +210,7 @@ at::Tensor fused(const char* op, Fused operation, const at::Tensor& a, const at:
     const auto [m, n, k, c_rows, c_cols] = sizes(a, b, rank.world_size());
     at::Tensor c = heap_tensor(rank, {c_rows, c_cols}, at::kBFloat16);
     operation(ws, data<iris::bfloat16>(a), data<iris::bfloat16>(b), data<iris::bfloat16>(c), static_cast<int>(m),
-              static_cast<int>(n), static_cast<int>(k), iris::Stream{}, iris::ops::FusedConfig{});
+              static_cast<int>(n), static_cast<int>(k), current_stream(), iris::ops::FusedConfig{});
     return c;
   });
 }
@@ -294,7 +297,7 @@ TORCH_LIBRARY(iris, m) {
   m.def("all_gather_matmul(Tensor a, Tensor b) -> Tensor");
 }
 
-TORCH_LIBRARY_IMPL(iris, CPU, m) {
+TORCH_LIBRARY_IMPL(iris, IRIS_TORCH_HEAP_KEY, m) {
   m.impl("all_reduce", &all_reduce);
   m.impl("all_gather", &all_gather);
   m.impl("reduce_scatter", &reduce_scatter);
@@ -341,4 +344,7 @@ PYBIND11_MODULE(_C, m) {
   m.def("finalize", &iris_torch::finalize);
   m.def("rank", [] { return iris_torch::rank("iris_torch.rank"); });
   m.def("world_size", [] { return iris_torch::world_size("iris_torch.world_size"); });
+  m.def("device", [] {
+    return on_rank("iris_torch.device", [](iris::Rank&, iris::Workspace&) { return iris_torch::heap_device().str(); });
+  });
 }

@@ -8,7 +8,13 @@
 // calls different and every rank throws.
 #include "iris_torch/world.hpp"
 
+#if IRIS_TORCH_GPU
+#include <c10/cuda/CUDAFunctions.h>
+#include <c10/cuda/CUDAStream.h>
+#endif
+
 #include <algorithm>
+#include <cstring>
 #include <mutex>
 #include <optional>
 #include <utility>
@@ -78,6 +84,18 @@ void run(const char* op, const std::function<void(iris::Rank&, iris::Workspace&)
   s.world.run([&](iris::Rank& rank) { work(rank, *s.workspace); });
 }
 
+#if IRIS_TORCH_GPU
+c10::Device heap_device() { return {c10::kCUDA, c10::cuda::current_device()}; }  // run() made it the rank's
+iris::Stream current_stream() { return c10::cuda::getCurrentCUDAStream().stream(); }
+void copy_on_stream(void* to, const void* from, std::size_t bytes) {
+  C10_CUDA_CHECK(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice, current_stream()));
+}
+#else
+c10::Device heap_device() { return c10::kCPU; }
+iris::Stream current_stream() { return {}; }
+void copy_on_stream(void* to, const void* from, std::size_t bytes) { std::memcpy(to, from, bytes); }
+#endif
+
 at::Tensor heap_tensor(iris::Rank& rank, at::IntArrayRef sizes, at::ScalarType dtype) {
   session->free_released(rank);
   std::size_t bytes = c10::elementSize(dtype);
@@ -89,7 +107,7 @@ at::Tensor heap_tensor(iris::Rank& rank, at::IntArrayRef sizes, at::ScalarType d
     const std::lock_guard lock(session->released_mutex);
     session->released.push_back(p);
   };
-  return torch::from_blob(block, sizes, release, at::TensorOptions().dtype(dtype));
+  return torch::from_blob(block, sizes, release, at::TensorOptions().dtype(dtype).device(heap_device()));
 }
 
 }  // namespace iris_torch

@@ -17,12 +17,12 @@ def main():
     g = torch.Generator().manual_seed(50 + me)
     m, n, k = 70, 90, 40
     a, b, bias = (torch.randint(-2, 3, shape, generator=g).bfloat16() for shape in ((m, k), (k, n), (n,)))
-    got = torch.ops.iris_example.gemm_bias_relu(on_heap(a), on_heap(b), on_heap(bias))
+    got = torch.ops.iris_example.gemm_bias_relu(on_heap(a), on_heap(b), on_heap(bias)).cpu()
     expected = torch.relu(a.float() @ b.float() + bias.float()).bfloat16()
     if not torch.equal(got, expected):
         raise AssertionError(f"rank {me}: gemm_bias_relu differs from torch in {(got != expected).sum()} elements")
     try:
-        torch.ops.iris_example.gemm_bias_relu(on_heap(a), on_heap(b), bias)
+        torch.ops.iris_example.gemm_bias_relu(on_heap(a), on_heap(b), bias.to(iris_torch.device()))
         raise AssertionError("a bias not on the heap: no error")
     except RuntimeError as e:
         if "iris_example.gemm_bias_relu: bias is not on the symmetric heap" not in str(e):

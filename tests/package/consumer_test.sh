@@ -21,6 +21,10 @@
 #   consumer_test.sh ccl        <iris-build> <work> <name> run|compile [cmake args...]
 #                                  the collectives' project (tests/ccl_consumer), the
 #                                  same way; run: 1, 2 and 4 ranks, unchecked and checked
+#   consumer_test.sh python     <iris-build> <work> [cmake args...]
+#                                  iris_torch (python/) built on its own against <work>/prefix,
+#                                  as a GPU machine whose torch is a pip wheel builds it
+#                                  (scripts/python-gpu.sh), and its test python.own_kernel run there
 #   consumer_test.sh subproject <iris-build> <work>   the same, Iris added with add_subdirectory
 #   consumer_test.sh rebuild    <iris-build> <work>   after a build, touch one file at a time
 #                                  and check which build steps ninja would run
@@ -134,6 +138,12 @@ case $mode in
     shift 2
     fresh "$work/$name"
     build "$source" "$work/$name" -DCMAKE_PREFIX_PATH="$work/prefix" "$@"
+    ;;
+  python)
+    fresh "$work/python"
+    build "$iris_source/python" "$work/python" -DCMAKE_PREFIX_PATH="$work/prefix" "$@"
+    ctest --test-dir "$work/python" -R '^python\.own_kernel$' --no-tests=error --output-on-failure ||
+      fail "python.own_kernel in iris_torch built against the installed package"
     ;;
   subproject)
     fresh "$work/subproject/source"

@@ -11,7 +11,8 @@
 
 namespace {
 
-// The CPU's tiles (the kernel's defaults are a GPU's).
+// Small tiles, which the CPU needs and the example's small shapes suit on a
+// GPU too (the kernel's defaults are for large GEMMs on a GPU).
 constexpr int kBlockM = 64, kBlockN = 64, kBlockK = 32;
 
 iris::bfloat16* bf16_data(const at::Tensor& t) { return static_cast<iris::bfloat16*>(t.data_ptr()); }
@@ -31,7 +32,8 @@ at::Tensor gemm_bias_relu(const at::Tensor& a, const at::Tensor& b, const at::Te
     at::Tensor c = iris_torch::heap_tensor(rank, {m, n}, at::kBFloat16);
     const int tiles = ((m + kBlockM - 1) / kBlockM) * ((n + kBlockN - 1) / kBlockN);
     iris_kernels::gemm_bias_relu<kBlockM, kBlockN, kBlockK>::launch(
-        {tiles}, rank.device_context(), bf16_data(a), bf16_data(b), bf16_data(bias), bf16_data(c), m, n, k);
+        {tiles}, rank.device_context(), bf16_data(a), bf16_data(b), bf16_data(bias), bf16_data(c), m, n, k,
+        iris_torch::current_stream());
     return c;
   });
 }
@@ -39,7 +41,8 @@ at::Tensor gemm_bias_relu(const at::Tensor& a, const at::Tensor& b, const at::Te
 }  // namespace
 
 TORCH_LIBRARY(iris_example, m) { m.def("gemm_bias_relu(Tensor a, Tensor b, Tensor bias) -> Tensor"); }
-TORCH_LIBRARY_IMPL(iris_example, CPU, m) { m.impl("gemm_bias_relu", &gemm_bias_relu); }
+// On the heap's device: the CPU, or CUDA where iris_torch runs on the GPU target.
+TORCH_LIBRARY_IMPL(iris_example, IRIS_TORCH_HEAP_KEY, m) { m.impl("gemm_bias_relu", &gemm_bias_relu); }
 
 // Importing the module registers the operator.
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) { m.doc() = "torch.ops.iris_example.gemm_bias_relu"; }

@@ -45,7 +45,26 @@ auto on_rank(const char* op, Work&& work) {
   return result;
 }
 
-// In run's work: a new CPU tensor of `sizes` and `dtype` on the heap
+// Where the heap's tensors live: the rank's GPU where the package runs on the
+// GPU target (IRIS_TORCH_GPU), else the CPU. IRIS_TORCH_HEAP_KEY is the
+// dispatch key of operators on them: TORCH_LIBRARY_IMPL(ns, IRIS_TORCH_HEAP_KEY, m).
+#if IRIS_TORCH_GPU
+inline constexpr c10::DeviceType heap_device_type = c10::kCUDA;
+#define IRIS_TORCH_HEAP_KEY CUDA
+#else
+inline constexpr c10::DeviceType heap_device_type = c10::kCPU;
+#define IRIS_TORCH_HEAP_KEY CPU
+#endif
+// In run's work: the heap's device (with the rank's GPU's index).
+c10::Device heap_device();
+// In run's work: the stream the operators launch on, torch's current stream
+// on the rank's GPU (the CPU target has none: its kernels run in the call).
+iris::Stream current_stream();
+// In run's work: copies `bytes` from `from` to `to` on the heap's device, in
+// current_stream()'s order.
+void copy_on_stream(void* to, const void* from, std::size_t bytes);
+
+// In run's work: a new tensor of `sizes` and `dtype` on the heap
 // (collective). Its block is freed after the tensor is gone, at the next
 // heap_tensor or at finalize (the deleter cannot make a collective call).
 at::Tensor heap_tensor(iris::Rank& rank, at::IntArrayRef sizes, at::ScalarType dtype);
