@@ -6,7 +6,10 @@
 //   - in every file given, each token that `irisc --emit=tokens` prints has
 //     the scope of its kind (keywords, types, '@', numbers, strings, built-in
 //     calls; an identifier none of those), and all text outside the tokens is
-//     whitespace or a comment.
+//     whitespace or a comment;
+//   - wait_until's second argument, when it is a comparison name given
+//     positionally (`wait_until(p, ge, n)`), has the enumerator scope that
+//     `op = ge` gives, and a comparison name elsewhere (a variable `lt`) has not.
 //   node tokenize.mjs <irisc> <repository root> <file.iris>...
 import fs from 'node:fs';
 import path from 'node:path';
@@ -81,15 +84,35 @@ for (const builtin of builtins) {
     fail(`built-in '${builtin}' (builtins.def) has no built-in scope in a call: ${scopes.join(' ')}`);
 }
 
+// ---- the comparisons of wait_until: positional as its second argument, also after nested
+// parentheses and a named first argument, as 'op = '; not elsewhere (1-based columns of the name).
+const comparisons = new Set(['eq', 'ne', 'lt', 'le', 'gt', 'ge']);
+const isComparison = (scopes) => has(scopes, 'constant.language.enumerator.');
+for (const [text, line, column, want] of [
+  ['wait_until(flags + program_id(0), ge, round, sem = acquire, scope = sys);', 0, 35, true],
+  ['wait_until(ptr = f(a, b), lt, 1);', 0, 27, true],
+  ['wait_until(p, op = ne, value = 1);', 0, 20, true],
+  ['wait_until(\n  flags + g(0, 1),\n  le, 1);', 2, 3, true],
+  ['wait_until(p, /* c */ ge, 1); // ge', 0, 23, true],
+  ['wait_until(p, eq, lt, sem = acquire);', 0, 19, false],
+  ['wait_until(p, eq, f(lt, gt), le);', 0, 21, false],
+  ['wait_until(p, gt + 1, 0);', 0, 15, false],
+  ['let x = f(a, lt) + g(gt, ge);', 0, 14, false],
+]) {
+  const scopes = scopesAt(tokenizeLines(text)[line], column - 1);
+  if (isComparison(scopes) !== want)
+    fail(`'${text.replace(/\n/g, '\\n')}' line ${line + 1} column ${column}: the comparison scope ${want ? 'missing' : 'given'}: ${scopes.join(' ')}`);
+}
+
 // ---- every file against irisc's tokens.
 const builtinNames = new Set(builtins);
 const keywordNames = new Set(keywords);
 // Words that are keywords only in some places (iris.ebnf's lexical section),
-// and the enumerators named arguments take: highlighted there, identifiers to
-// the lexer.
+// and the enumerators named arguments and wait_until's positional comparison
+// take: highlighted there, identifiers to the lexer.
 const contextual = new Set(['None', 'step', 'stages', 'type', 'relaxed', 'acquire', 'release', 'acq_rel', 'block', 'gpu',
   'sys', 'eq', 'ne', 'lt', 'le', 'gt', 'ge', 'set', 'add']);
-let tokensChecked = 0;
+let tokensChecked = 0, comparisonsChecked = 0;
 for (const file of files) {
   const bytes = fs.readFileSync(file);
   const lines = bytes.toString('utf8').split(/\r\n|\r|\n/);
@@ -105,6 +128,20 @@ for (const file of files) {
     if (!m) throw new Error(`unexpected irisc --emit=tokens line: ${entry}`);
     return { line: +m[1] - 1, column: +m[2], kind: m[3], text: m[4] };
   }).filter((t) => t.kind !== 'Eof');
+  // The tokens that are wait_until's second argument, a bare comparison name.
+  const positionalComparisons = new Set();
+  tokens.forEach((token, i) => {
+    if (token.text !== 'wait_until' || tokens[i + 1]?.kind !== 'LParen') return;
+    for (let j = i + 2, depth = 0; j < tokens.length && depth >= 0; ++j) {
+      if (tokens[j].kind === 'LParen' || tokens[j].kind === 'LBracket') ++depth;
+      else if (tokens[j].kind === 'RParen' || tokens[j].kind === 'RBracket') --depth;
+      else if (depth === 0 && tokens[j].kind === 'Comma') {
+        if (comparisons.has(tokens[j + 1]?.text) && ['Comma', 'RParen'].includes(tokens[j + 2]?.kind))
+          positionalComparisons.add(j + 1);
+        break;
+      }
+    }
+  });
   tokens.forEach((token, i) => {
     const offset = utf16Offset(token.line, token.column);
     const scopes = scopesAt(tokenLines[token.line], offset);
@@ -112,6 +149,10 @@ for (const file of files) {
     const problem = (what) => fail(`${where(token.line, offset)}: ${token.kind} '${token.text}' ${what}: ${scopes.join(' ')}`);
     for (let k = 0; k < token.text.length && token.line < lines.length; ++k) covered[token.line][offset + k] = true;
     ++tokensChecked;
+    if (positionalComparisons.has(i)) {
+      ++comparisonsChecked;
+      if (!isComparison(scopes)) problem("is wait_until's comparison without the enumerator scope");
+    }
     if (has(scopes, 'comment.')) problem('is inside a comment');
     else if (keywordNames.has(token.text) && token.kind !== 'Identifier') {
       if (!keywordScopeOk(token.text, scopes)) problem('has no keyword scope');
@@ -147,5 +188,6 @@ for (const file of files) {
 
 for (const failure of failures.slice(0, 50)) console.error(`FAILED: ${failure}`);
 console.log(`grammar: ${keywords.length} keywords and ${builtins.length} built-ins of the .def files, ` +
-  `${tokensChecked} tokens of ${files.length} files: ${failures.length} failure(s)`);
+  `${tokensChecked} tokens of ${files.length} files (${comparisonsChecked} positional comparisons of wait_until): ` +
+  `${failures.length} failure(s)`);
 process.exit(failures.length ? 1 : 0);
