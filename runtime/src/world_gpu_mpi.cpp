@@ -182,6 +182,12 @@ int MpiWorldHandle::world_size() const { return state_->mpi.size; }
 
 void MpiWorldHandle::run(const std::function<void(Rank&)>& work) {
   if (state_->closed) throw Error("iris: MpiWorldHandle::run: the world has been closed");
+  int main_thread = 0;
+  IRIS_MPI(MPI_Is_thread_main(&main_thread));
+  if (main_thread == 0 && state_->mpi.provided < MPI_THREAD_SERIALIZED) {
+    throw Error("iris: MpiWorldHandle::run: called on a thread other than the one that started MPI, which MPI "
+                "(initialised MPI_THREAD_FUNNELED) does not allow: call every run() on that thread");
+  }
   const int me = state_->mpi.rank;
   const detail::DeviceGuard device(state_->world->local(me).device, me);
   work(*state_->rank);

@@ -193,7 +193,8 @@ void run_mpi(std::size_t heap_bytes, const std::function<void(Rank&)>& body);
 //  * The CPU's rank's thread (iris_runtime_cpu_mpi) is the GPU's calling
 //    thread (iris_runtime_gpu_mpi): run(work) runs work there, with the rank's
 //    GPU current for the call, and it must be the thread that made the handle
-//    (MPI is initialised MPI_THREAD_FUNNELED); kernels go to its streams.
+//    (MPI is initialised MPI_THREAD_FUNNELED; run throws on another thread
+//    unless the program gave MPI more); kernels go to its streams.
 class MpiWorldHandle {
  public:
   explicit MpiWorldHandle(std::size_t heap_bytes);
