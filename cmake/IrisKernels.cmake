@@ -105,8 +105,13 @@ function(_iris_platform_nvidia target dir sources)
   endif()
   _iris_include_units(units ${dir} .cu CUDA "${sources}")
   target_sources(${target} PRIVATE ${units})
-  # The runtime headers need C++20. CMake 3.25 predates nvcc 13 and has no flag
-  # for CUDA_STANDARD 20 there, so the flag is given directly then.
+  iris_cuda_cxx20(${target})
+endfunction()
+
+# The runtime headers need C++20: `target`'s CUDA sources compile as C++20.
+# CMake 3.25 predates nvcc 13 and has no flag for CUDA_STANDARD 20 there, so
+# the flag is given directly then.
+function(iris_cuda_cxx20 target)
   if(CMAKE_CUDA20_STANDARD_COMPILE_OPTION)
     set_target_properties(${target} PROPERTIES CUDA_STANDARD 20 CUDA_STANDARD_REQUIRED ON)
   else()

@@ -8,12 +8,12 @@
 #   scripts/gpu-bundle.sh OUT.tar.xz
 # Environment: BUILD_DIR (default build), relative to the repository root.
 set -euo pipefail
-cd "$(dirname "$0")/.."
 if [ $# -ne 1 ]; then
   echo "usage: scripts/gpu-bundle.sh OUT.tar.xz" >&2
   exit 2
 fi
 out=$(realpath -m "$1")
+cd "$(dirname "$0")/.."
 build=${BUILD_DIR:-build}
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT

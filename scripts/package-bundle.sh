@@ -9,12 +9,12 @@
 #   scripts/package-bundle.sh OUT.tar.xz
 # Environment: BUILD_DIR (default build), built first (scripts/build.sh).
 set -euo pipefail
-cd "$(dirname "$0")/.."
 if [ $# -ne 1 ]; then
   echo "usage: scripts/package-bundle.sh OUT.tar.xz" >&2
   exit 2
 fi
 out=$(realpath -m "$1")
+cd "$(dirname "$0")/.."
 build=${BUILD_DIR:-build}
 stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
@@ -25,7 +25,7 @@ for link in "$package"/include/iris/hip_include/hip; do
   [ -L "$link" ] || continue
   target=$(readlink -f "$link")
   rm "$link"
-  cp -r "$target" "$link"
+  cp -rL "$target" "$link"
 done
 # What irisc loads besides glibc and the C++ runtime.
 while read -r library; do

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds iris_torch (python/) on its own against an installed Iris package and
-# the python3 on PATH (its torch, and pybind11's headers from Debian's
-# pybind11-dev or pip's pybind11), then runs its tests under mpirun with 1, 2
+# the python3 on PATH (its torch, and the pybind11 headers torch ships, else
+# Debian's pybind11-dev), then runs its tests under mpirun with 1, 2
 # and 4 ranks and prints a pass/fail table. Where torch has CUDA, the package
 # is built for the GPU target (CUDA tensors; the Iris package must have it) and
 # the ranks share the machine's GPUs; else for the CPU. A GPU machine gets the
@@ -12,13 +12,13 @@
 # MPIRUN (default mpirun), MPIRUN_FLAGS (default --allow-run-as-root
 # --oversubscribe --bind-to none), PYTHON (default python3).
 set -uo pipefail
-cd "$(dirname "$0")/.." || exit 2
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
   echo "usage: scripts/python-check.sh <iris prefix> [build folder]" >&2
   exit 2
 fi
-prefix=$(realpath "$1")
+prefix=$(realpath "$1") || exit 2
 build=$(realpath -m "${2:-build-python}")
+cd "$(dirname "$0")/.." || exit 2
 python=$(command -v "${PYTHON:-python3}") || { echo "python-check: no ${PYTHON:-python3} on PATH" >&2; exit 2; }
 ranks_list=${RANKS:-1 2 4}
 limit=${TIMEOUT:-300}
@@ -29,14 +29,10 @@ export LD_LIBRARY_PATH=$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
 torch_prefix=$("$python" -c 'import torch; print(torch.utils.cmake_prefix_path)') ||
   { echo "python-check: $python cannot import torch" >&2; exit 2; }
-pybind11=()
-if pybind11_include=$("$python" -c 'import pybind11; print(pybind11.get_include())' 2>/dev/null); then
-  pybind11=(-DIRIS_PYBIND11_INCLUDE="$pybind11_include")
-fi
 mkdir -p "$build"
 echo "python-check: building iris_torch in $build against $prefix and $python"
 if ! cmake -S python -B "$build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix;$torch_prefix" -DIRIS_TORCH_PYTHON="$python" \
-     "${pybind11[@]}" >"$build/configure.log" 2>&1; then
+     >"$build/configure.log" 2>&1; then
   cat "$build/configure.log"
   echo "python-check: configure failed" >&2
   exit 1

@@ -11,6 +11,11 @@
 // Heap tensors (iris.empty, and every operator's output) and the world are
 // iris_torch/world.hpp's (libiris_torch.so).
 //
+// Every operator first meets the other ranks in stream order (a device barrier,
+// iris::ccl::barrier) once its outputs are allocated: the kernels it launches
+// read other ranks' inputs and write into their outputs, which torch kernels
+// queued before the call (on the GPU, still running) may write or read.
+//
 // Every tensor an operator takes must be on the heap, whatever the algorithm
 // then needs, so that a program's correctness does not depend on which
 // algorithm a size picks. Arguments are checked before anything is collective;
@@ -113,6 +118,7 @@ at::Tensor collective(const char* op, const at::Tensor& input, at::IntArrayRef s
   return on_rank(op, [&](iris::Rank& rank, iris::Workspace& ws) {
     require_on_heap(rank, op, "input", input);
     at::Tensor output = heap_tensor(rank, sizes, input.scalar_type());
+    iris::ccl::barrier(ws, current_stream());
     with_ccl_element(op, input.scalar_type(), [&](auto element) {
       using T = decltype(element);
       call(ws, data<T>(input), data<T>(output));
@@ -209,6 +215,7 @@ at::Tensor fused(const char* op, Fused operation, const at::Tensor& a, const at:
     require_on_heap(rank, op, "b", b);
     const auto [m, n, k, c_rows, c_cols] = sizes(a, b, rank.world_size());
     at::Tensor c = heap_tensor(rank, {c_rows, c_cols}, at::kBFloat16);
+    iris::ccl::barrier(ws, current_stream());
     operation(ws, data<iris::bfloat16>(a), data<iris::bfloat16>(b), data<iris::bfloat16>(c), static_cast<int>(m),
               static_cast<int>(n), static_cast<int>(k), current_stream(), iris::ops::FusedConfig{});
     return c;

@@ -85,8 +85,23 @@ void run(const char* op, const std::function<void(iris::Rank&, iris::Workspace&)
 }
 
 #if IRIS_TORCH_GPU
-c10::Device heap_device() { return {c10::kCUDA, c10::cuda::current_device()}; }  // run() made it the rank's
-iris::Stream current_stream() { return c10::cuda::getCurrentCUDAStream().stream(); }
+namespace {
+// The rank's GPU, which run() has made the current device (cudaSetDevice; not
+// torch's own idea of it, which may lag behind).
+c10::DeviceIndex rank_device() {
+  int device = 0;
+  C10_CUDA_CHECK(cudaGetDevice(&device));
+  return static_cast<c10::DeviceIndex>(device);
+}
+}  // namespace
+
+c10::Device heap_device() { return {c10::kCUDA, rank_device()}; }
+iris::Stream current_stream() {
+  // torch's default stream is the legacy one, which it names null; a null
+  // iris::Stream would be this thread's own stream instead.
+  const cudaStream_t stream = c10::cuda::getCurrentCUDAStream(rank_device()).stream();
+  return stream == nullptr ? cudaStreamLegacy : stream;
+}
 void copy_on_stream(void* to, const void* from, std::size_t bytes) {
   C10_CUDA_CHECK(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDeviceToDevice, current_stream()));
 }

@@ -125,7 +125,7 @@ def check_tracing(me, world):
     # What torch 1.13 traces: torch.fx (symbolic, and make_fx with fake tensors,
     # which runs the Meta kernels) and TorchScript; the traced program run on
     # the heap is compared with torch's result.
-    from functorch import make_fx
+    from torch.fx.experimental.proxy_tensor import make_fx
 
     def program(x):
         return torch.ops.iris.all_gather(torch.ops.iris.all_reduce(x, "sum")) * 2
@@ -152,6 +152,20 @@ def check_heap_reuse():
         t.fill_(i)
         expect_equal("heap tensor reused", torch.ops.iris.all_reduce(t, "max"), torch.full((quarter,), float(i)))
         del t
+
+
+def check_inputs_torch_just_wrote(me, world):
+    # Inputs that torch's own kernels write right before the call (on the GPU,
+    # queued on the stream and maybe still running when the call starts): every
+    # rank's must be complete before any rank reads it (the operators' barrier),
+    # and a sum shows a stale or half-written element where a max would not.
+    n = 1 << 18
+    x = iris_torch.empty(n, torch.float32)
+    for round in range(1, 6):
+        x.fill_(0)
+        x.add_(round * (me + 1))
+        expect_equal(f"all_reduce of an input torch just wrote, round {round}", torch.ops.iris.all_reduce(x, "sum"),
+                     torch.full((n,), float(round * world * (world + 1) // 2)))
 
 
 def check_errors(world):
@@ -182,6 +196,7 @@ def main():
     if "tracing" in sys.argv[1:]:
         check_tracing(me, world)
     check_heap_reuse()
+    check_inputs_torch_just_wrote(me, world)
     check_errors(world)
     iris_torch.finalize()
     if me == 0:

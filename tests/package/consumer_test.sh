@@ -24,7 +24,7 @@
 #   consumer_test.sh python     <iris-build> <work> [cmake args...]
 #                                  iris_torch (python/) built on its own against <work>/prefix,
 #                                  as a GPU machine whose torch is a pip wheel builds it
-#                                  (scripts/python-gpu.sh), and its test python.own_kernel run there
+#                                  (scripts/python-check.sh), and its test python.own_kernel run there
 #   consumer_test.sh subproject <iris-build> <work>   the same, Iris added with add_subdirectory
 #   consumer_test.sh rebuild    <iris-build> <work>   after a build, touch one file at a time
 #                                  and check which build steps ninja would run
