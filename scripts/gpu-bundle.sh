@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # Packs the GPU programs of a build tree into one xz tarball, for a GPU machine
 # that has no compiler and no irisc (docs/gpu.md, "A GPU machine without a
-# compiler"): what scripts/gpu-check.sh runs, the fused and GEMM benchmarks,
-# and the copies of the libraries' .iris files whose lines the traced kernels
-# name. Binaries are stripped (debug info would make the tarball several times
+# compiler"): what scripts/gpu-check.sh runs and the fused and GEMM benchmarks.
+# Binaries are stripped (debug info would make the tarball several times
 # larger). Unpack it at the repository root of a checkout of the same commit.
 #   scripts/gpu-bundle.sh OUT.tar.xz
 # Environment: BUILD_DIR (default build), relative to the repository root.
@@ -32,9 +31,5 @@ if [ "$count" -eq 0 ]; then
   echo "gpu-bundle: no GPU program in $build (build them first: docs/gpu.md)" >&2
   exit 1
 fi
-for copy in "$build"/runtime/generated/iris/*/*.iris; do
-  mkdir -p "$stage/$(dirname "$copy")"
-  cp "$copy" "$stage/$copy"
-done
 tar -C "$stage" -cJf "$out" .
 echo "gpu-bundle: $count programs, $(du -h "$out" | cut -f1) in $out"

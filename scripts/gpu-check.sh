@@ -118,12 +118,10 @@ for ranks in $ranks_list; do
     "$build/tests/gpu/sample_multinode_gpu_traced" --ranks "$ranks" --size 1000,4097 --validate
 done
 # The fused operations' traced kernels (fused_bench_traced: iris_add_kernels TRACE),
-# every operation validated; their spans name fused_gemm_traced.iris, the build's
-# copy of iris/fused/fused_gemm.iris.
+# every operation validated; their spans name iris/fused/fused_gemm.iris.
 for ranks in $ranks_list; do
   run trace_fused threads "$ranks" python3 tests/trace/check_trace.py --sources . --sources runtime/include \
-    --sources "$build/runtime/generated/iris/fused" --expect kernel --expect dot_loop --expect epilogue \
-    --trace "$logs/trace_fused.threads.$ranks.json" --ranks "$ranks" -- \
+    --expect kernel --expect dot_loop --expect epilogue --trace "$logs/trace_fused.threads.$ranks.json" --ranks "$ranks" -- \
     "$build/bench/fused_bench_traced" all_scatter all_scatter_split all_reduce reduce_scatter all_gather \
     all_gather_push --ranks "$ranks" --validate --shape 1024x1024x512 --tiles 128x256x64 --comm 2
 done

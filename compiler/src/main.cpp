@@ -65,6 +65,12 @@ cl::opt<bool> trace("trace",
                              "and atomic, dot loop and epilogue, which a run writes as a Perfetto trace where "
                              "IRIS_TRACE names a file (docs/debugging.md)"),
                     cl::cat(category));
+cl::opt<std::string> namespace_name(
+    "namespace",
+    cl::desc("With --emit=cpp or tir: the namespace of the file's items, inside iris_kernels (default "
+             "<file>_iris, after the input's name), so that variants of one file built into one program "
+             "(--checked, --trace) keep their names apart"),
+    cl::value_desc("name"), cl::cat(category));
 cl::opt<std::string> stop_after("stop-after",
                                 cl::desc("With --emit=tir: print the tile IR after lowering pass <pass> "
                                          "(build, then the passes of lower.cpp in order)"),
@@ -202,6 +208,9 @@ std::string stop_after_usage_error() {
 int run(const char* argv0) {
   if (std::string error = depfile_usage_error(); !error.empty()) return fail(error, kExitUsage);
   if (std::string error = stop_after_usage_error(); !error.empty()) return fail(error, kExitUsage);
+  if (namespace_name.getNumOccurrences())
+    if (std::string error = namespace_name_error(namespace_name); !error.empty())
+      return fail("--namespace: " + error, kExitUsage);
 
   auto buffer = read_source(input, input == "-" ? "<stdin>" : input.getValue());
   if (!buffer) return fail("cannot read '" + input + "': " + llvm::toString(buffer.takeError()), kExitUserError);
@@ -240,6 +249,7 @@ int run(const char* argv0) {
       options.source_name = input == "-" ? "<stdin>" : input.getValue();
       options.checked = checked;
       options.stop_after = stop_after;
+      options.namespace_name = namespace_name;
       TirModule tir = lower(*result.module, options);
       if (emit == Emit::Tir) print_tir(tir, sources, out);
       else emit_cpp(tir, sources, out, EmitOptions{.trace = trace});

@@ -18,11 +18,13 @@
 // parameters by these names too (emit_cpp.cpp). Each loop's bound and step
 // are held in variables of their own (iris_end<n>, iris_step<n>, numbered
 // through the module), evaluated once.
+#include "irisc/lower.h"
 #include "irisc/passes.h"
 #include "irisc/tir_walk.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <unordered_map>
 #include <unordered_set>
@@ -58,9 +60,12 @@ bool is_reserved_in_cpp(std::string_view name) {
          (name.size() > 1 && name[0] == '_' && std::isupper(static_cast<unsigned char>(name[1])));
 }
 
+// The prefixes of the generated C++'s own names and of the runtime's macros.
+bool has_generated_prefix(std::string_view name) { return name.starts_with("iris_") || name.starts_with("IRIS_"); }
+
 std::string cpp_name(std::string_view name) {
   if (is_reserved_in_cpp(name)) return fmt::format("iris_reserved{}", name);
-  if (is_taken_in_cpp(name) || name.starts_with("iris_") || name.starts_with("IRIS_")) return fmt::format("{}_", name);
+  if (is_taken_in_cpp(name) || has_generated_prefix(name)) return fmt::format("{}_", name);
   return std::string(name);
 }
 
@@ -152,12 +157,28 @@ void name_namespace(TirModule& module, const TirImportedModule* unit) {
 
 }  // namespace
 
-// The file's items live in namespace <file>_iris, and the items of each
-// module it imports in iris_module_<module> inside it (numbered when two
-// modules have one name): a name no .iris name can take, as those starting
-// with iris_ get a '_'.
+// A namespace given on the command line is held to the rules of cpp_name, so
+// that it can neither break the generated C++ nor hide what that C++ names
+// (iris::, std::, the imported modules' iris_module_<module>).
+std::string namespace_name_error(std::string_view name) {
+  const bool identifier =
+      !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0])) &&
+      std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+  if (!identifier) return fmt::format("'{}' is not an identifier (letters, digits and '_', not a digit first)", name);
+  if (is_reserved_in_cpp(name))
+    return fmt::format("'{}' is reserved to the C++ implementation (it holds \"__\", or '_' and a capital first)", name);
+  if (is_taken_in_cpp(name)) return fmt::format("'{}' is a C++ keyword or a name the generated C++ uses", name);
+  if (has_generated_prefix(name))
+    return fmt::format("'{}' starts with iris_ or IRIS_, the prefix of the generated C++'s own names", name);
+  return "";
+}
+
+// The file's items live in namespace <file>_iris, or the one the command line
+// names, and the items of each module it imports in iris_module_<module>
+// inside it (numbered when two modules have one name): a name no .iris name
+// can take, as those starting with iris_ get a '_'.
 void assign_names(TirModule& module) {
-  module.namespace_name = file_identifier(module.source_name) + "_iris";
+  if (module.namespace_name.empty()) module.namespace_name = file_identifier(module.source_name) + "_iris";
   std::unordered_set<std::string> taken;
   for (TirImportedModule& imported : module.modules) {
     std::string base = "iris_module_" + file_identifier(imported.source_name);

@@ -348,7 +348,7 @@ struct TirConstant {
 
 struct TirModule {
   std::string source_name;     // for #line directives and checked-mode reports
-  std::string namespace_name;  // the naming pass
+  std::string namespace_name;  // --namespace, else the naming pass
   std::vector<std::string> headers;  // imported, by absolute path
   std::deque<TirImportedModule> modules;  // each after the modules it imports
   std::vector<TirConstant> constants;  // the modules' first, in that order
