@@ -33,7 +33,9 @@
 #                                             the C++ irisc made of them (*.iris.hpp);
 #                                             ccl.hpp, the collectives, with ccl/ the same
 #                                             way (ccl_kernels.iris); library.hpp, what
-#                                             both share (iris::Workspace)
+#                                             both share (iris::Workspace), and
+#                                             library_variant.hpp, which of their
+#                                             kernels' variants both take
 #                   lib/cmake/Iris/           IrisConfig.cmake (+Version), IrisTargets.cmake
 #                                             and IrisMpiTargets.cmake (imported targets),
 #                                             IrisKernels.cmake

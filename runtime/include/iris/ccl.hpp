@@ -103,13 +103,12 @@
 #include <utility>
 #include <vector>
 
-#if defined(IRIS_CCL_CHECKED) && IRIS_CCL_CHECKED
-#include "iris/ccl/ccl_kernels_checked.iris.hpp"
-#elif defined(IRIS_CCL_TRACED) && IRIS_CCL_TRACED
-#include "iris/ccl/ccl_kernels_traced.iris.hpp"
-#else
-#include "iris/ccl/ccl_kernels.iris.hpp"
-#endif
+// The kernels of the variant that IRIS_CCL_CHECKED and IRIS_CCL_TRACED choose.
+#define IRIS_LIBRARY_CHECKED IRIS_CCL_CHECKED
+#define IRIS_LIBRARY_TRACED IRIS_CCL_TRACED
+#include "iris/library_variant.hpp"
+#include IRIS_LIBRARY_VARIANT("iris/ccl/ccl_kernels.iris.hpp", "iris/ccl/ccl_kernels_checked.iris.hpp", \
+                              "iris/ccl/ccl_kernels_traced.iris.hpp")
 
 namespace iris::ccl {
 
@@ -486,16 +485,10 @@ void exchange(Workspace& ws, const Call& call, const T* input, std::size_t input
 // Each call lives in an inline namespace of its kernel variant: code built with
 // IRIS_CCL_CHECKED (or IRIS_CCL_TRACED) and code built without it never share
 // an instantiation.
-#if defined(IRIS_CCL_CHECKED) && IRIS_CCL_CHECKED
-inline namespace ccl_checked {
-namespace kernels = ::iris_kernels::ccl_kernels_checked_iris;
-#elif defined(IRIS_CCL_TRACED) && IRIS_CCL_TRACED
-inline namespace ccl_traced {
-namespace kernels = ::iris_kernels::ccl_kernels_traced_iris;
-#else
-inline namespace ccl_unchecked {
-namespace kernels = ::iris_kernels::ccl_kernels_iris;
-#endif
+inline namespace IRIS_LIBRARY_VARIANT(ccl_unchecked, ccl_checked, ccl_traced) {
+namespace kernels =
+    ::iris_kernels::IRIS_LIBRARY_VARIANT(ccl_kernels_iris, ccl_kernels_checked_iris, ccl_kernels_traced_iris);
+#undef IRIS_LIBRARY_VARIANT
 
 struct KernelOps {
   static constexpr std::int32_t sum = kernels::iris_module_ccl::OP_SUM;

@@ -68,13 +68,12 @@
 #include <type_traits>
 #include <utility>
 
-#if defined(IRIS_FUSED_CHECKED) && IRIS_FUSED_CHECKED
-#include "iris/fused/fused_gemm_checked.iris.hpp"
-#elif defined(IRIS_FUSED_TRACED) && IRIS_FUSED_TRACED
-#include "iris/fused/fused_gemm_traced.iris.hpp"
-#else
-#include "iris/fused/fused_gemm.iris.hpp"
-#endif
+// The kernels of the variant that IRIS_FUSED_CHECKED and IRIS_FUSED_TRACED choose.
+#define IRIS_LIBRARY_CHECKED IRIS_FUSED_CHECKED
+#define IRIS_LIBRARY_TRACED IRIS_FUSED_TRACED
+#include "iris/library_variant.hpp"
+#include IRIS_LIBRARY_VARIANT("iris/fused/fused_gemm.iris.hpp", "iris/fused/fused_gemm_checked.iris.hpp", \
+                              "iris/fused/fused_gemm_traced.iris.hpp")
 
 namespace iris::ops {
 
@@ -393,16 +392,10 @@ void agreed_call(FusedWorkspace& ws, const char* op, int m, int n, int k, const 
 // compile-time error that names the supported one. Each lives in an inline
 // namespace of its kernel variant: code built with IRIS_FUSED_CHECKED (or
 // IRIS_FUSED_TRACED) and code built without it never share an instantiation.
-#if defined(IRIS_FUSED_CHECKED) && IRIS_FUSED_CHECKED
-inline namespace fused_checked {
-namespace kernels = ::iris_kernels::fused_gemm_checked_iris;
-#elif defined(IRIS_FUSED_TRACED) && IRIS_FUSED_TRACED
-inline namespace fused_traced {
-namespace kernels = ::iris_kernels::fused_gemm_traced_iris;
-#else
-inline namespace fused_unchecked {
-namespace kernels = ::iris_kernels::fused_gemm_iris;
-#endif
+inline namespace IRIS_LIBRARY_VARIANT(fused_unchecked, fused_checked, fused_traced) {
+namespace kernels =
+    ::iris_kernels::IRIS_LIBRARY_VARIANT(fused_gemm_iris, fused_gemm_checked_iris, fused_gemm_traced_iris);
+#undef IRIS_LIBRARY_VARIANT
 
 #define IRIS_FUSED_ELEMENT_CHECK(T)                                                                        \
   static_assert(detail::fused_element<T>,                                                                 \
