@@ -639,15 +639,11 @@ struct MpiWorldHandle::State {
   }
 };
 
-MpiWorldHandle::MpiWorldHandle(std::size_t heap_bytes) {
-  detail::check_run_mpi_heap(heap_bytes);
-  state_ = std::make_unique<State>(heap_bytes);
-}
+}  // namespace iris
 
-MpiWorldHandle::~MpiWorldHandle() = default;
+#include "mpi_world_handle.hpp"
 
-int MpiWorldHandle::rank() const { return state_->mpi.rank; }
-int MpiWorldHandle::world_size() const { return state_->mpi.size; }
+namespace iris {
 
 void MpiWorldHandle::run(const std::function<void(Rank&)>& work) {
   if (state_->closed) throw Error("iris: MpiWorldHandle::run: the world has been closed");
