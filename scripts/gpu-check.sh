@@ -6,7 +6,7 @@
 # consumer project (tests/fused_consumer, built by ctest's package.fused.nvidia), then every GPU sample
 # with --validate for 1, 2 and 4 ranks, as threads of one process (sample_<name>_gpu,
 # run_threads) and as one process per rank under mpirun (sample_<name>_gpu_mpi,
-# run_mpi; the collectives' validation too; MpiWorldHandle), and the traces of the multinode
+# run_mpi; the collectives' validation too; WorldHandle), and the traces of the multinode
 # sample built with TRACE (threads and mpirun) and of the fused operations'
 # traced kernels (bench/fused_bench_traced). Prints a pass/fail table and exits
 # non-zero if anything failed, timed out or is missing.
@@ -135,7 +135,7 @@ if [ "${NO_MPI:-0}" != 1 ]; then
         run "ccl_$test" mpi "$ranks" "$mpirun" "${mpirun_flags[@]}" -np "$ranks" "$(ccl_binary "$test" _mpi)"
       done
     done
-    # run_mpi's world held open between calls (MpiWorldHandle, iris_torch's world).
+    # run_mpi's world held open between calls (WorldHandle, iris_torch's world).
     for ranks in $ranks_list; do
       run handle mpi "$ranks" "$mpirun" "${mpirun_flags[@]}" -np "$ranks" "$build/tests/gpu/iris_gpu_handle_mpi"
     done

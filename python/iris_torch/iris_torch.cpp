@@ -3,7 +3,7 @@
 // is in the symmetric heap; and the world they run in, which init() joins and
 // finalize() leaves (docs/python.md).
 //
-// The world is run_mpi's, held open between calls (iris::MpiWorldHandle): every
+// The world is run_mpi's, held open between calls (iris::WorldHandle): every
 // operator runs on the rank's thread (iris_torch::run). Every
 // operator is collective, as the calls it makes are: every rank calls the same
 // operators in the same order with tensors of the same shapes.

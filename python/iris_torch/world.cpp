@@ -29,7 +29,7 @@ struct Session {
     world.run([&](iris::Rank& rank) { workspace.emplace(rank); });
   }
 
-  iris::MpiWorldHandle world;
+  iris::WorldHandle world;
   std::optional<iris::Workspace> workspace;  // the collectives' and the fused operations' (lives on the rank's thread)
 
   // Blocks of heap tensors that are gone, to be freed at the next allocation.

@@ -1,24 +1,23 @@
-// Iris runtime: what every backend's run_mpi does alike (one process per rank,
-// started by mpirun): MPI's start and end, the checks of what the processes
-// were started with, and the start-up steps that every process takes together.
-// A step that fails on one process fails on all, with a message naming the
-// ranks, so that nobody waits in a collective for a process that has given up.
-// Included by world_gpu_mpi.cpp and world_cpu_mpi.cpp.
+// Iris runtime: what every backend's run_mpi does alike with MPI (one process
+// per rank, started by mpirun): MPI's start and end, the checks of what the
+// processes were started with, and MPI as the world's Bootstrap (the steps
+// over any Bootstrap are bootstrap_steps.hpp's). Included by world_gpu_mpi.cpp
+// and world_cpu_mpi.cpp.
 #pragma once
 
 #include <mpi.h>
 
+#include <climits>
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
 #include <string>
-#include <vector>
 
 #include "iris/host.hpp"
 
 namespace iris::detail {
 
-// run_mpi's heap size (MpiWorldHandle's too).
+// run_mpi's heap size (WorldHandle's too).
 inline void check_run_mpi_heap(std::size_t heap_bytes) {
   if (heap_bytes == 0 || heap_bytes % 4096 != 0) {
     throw Error("iris: run_mpi: heap size must be a positive multiple of 4096 bytes, got " +
@@ -96,36 +95,20 @@ class MpiSession {
   bool own_mpi_ = false;
 };
 
-// Every process reports whether its part of a start-up step failed (`failure`
-// non-empty); if any did, every process throws, naming the failed ranks.
-inline void agree_step(MPI_Comm comm, const std::string& step, const std::string& failure) {
-  int size = 0;
-  IRIS_MPI(MPI_Comm_size(comm, &size));
-  int mine = failure.empty() ? 0 : 1;
-  std::vector<int> all(static_cast<std::size_t>(size));
-  IRIS_MPI(MPI_Allgather(&mine, 1, MPI_INT, all.data(), 1, MPI_INT, comm));
-  std::string failed;
-  for (int r = 0; r < size; ++r) {
-    if (all[static_cast<std::size_t>(r)] != 0) failed += (failed.empty() ? "" : ", ") + std::to_string(r);
+// MPI as a Bootstrap: run_mpi's, and WorldHandle's without one of the
+// program's. Its communicator is also the one the CPU's MPI RMA window uses.
+class MpiBootstrap final : public Bootstrap {
+ public:
+  explicit MpiBootstrap(int thread_level) : session(thread_level) {}
+  int rank() const override { return session.rank; }
+  int size() const override { return session.size; }
+  void allgather(const void* mine, void* all, std::size_t bytes) override {
+    if (bytes > static_cast<std::size_t>(INT_MAX)) throw Error("iris: MpiBootstrap::allgather: more than INT_MAX bytes");
+    const int count = static_cast<int>(bytes);
+    IRIS_MPI(MPI_Allgather(mine, count, MPI_BYTE, all, count, MPI_BYTE, session.comm));
   }
-  if (failed.empty()) return;
-  if (!failure.empty()) throw Error(failure + " (run_mpi: " + step + " failed on rank(s) " + failed + ")");
-  throw Error("iris: run_mpi: " + step + " failed on rank(s) " + failed + " (see their messages)");
-}
 
-// Every rank must ask for the same heap size (throws on every rank otherwise).
-inline void check_heap_sizes(MPI_Comm comm, std::size_t heap_bytes) {
-  int size = 0;
-  IRIS_MPI(MPI_Comm_size(comm, &size));
-  std::uint64_t bytes = heap_bytes;
-  std::vector<std::uint64_t> sizes(static_cast<std::size_t>(size));
-  IRIS_MPI(MPI_Allgather(&bytes, 1, MPI_UINT64_T, sizes.data(), 1, MPI_UINT64_T, comm));
-  for (int r = 1; r < size; ++r) {
-    if (sizes[static_cast<std::size_t>(r)] != sizes[0]) {
-      throw Error("iris: run_mpi: the heap size differs between ranks: rank 0 asked for " + std::to_string(sizes[0]) +
-                  " bytes, rank " + std::to_string(r) + " for " + std::to_string(sizes[static_cast<std::size_t>(r)]));
-    }
-  }
-}
+  MpiSession session;
+};
 
 }  // namespace iris::detail

@@ -1,7 +1,7 @@
 // Iris runtime: run_threads, the same on every backend whose ranks are threads
 // (the CPU world and the GPU world's threads mode): its checks of the
 // arguments, one thread per rank running the body, and the world's end. Also
-// the rank's thread of a world that lives between calls (MpiWorldHandle).
+// the rank's thread of a world that lives between calls (WorldHandle).
 #pragma once
 
 #include <pthread.h>
@@ -70,7 +70,7 @@ void run_rank_threads(World& world, int ranks, const std::function<void(Rank&)>&
   for (int r = 0; r < started; ++r) pthread_join(threads[static_cast<std::size_t>(r)].handle, nullptr);
 }
 
-// A rank's thread that outlives one call (MpiWorldHandle): kRankStackBytes of
+// A rank's thread that outlives one call (WorldHandle): kRankStackBytes of
 // stack, as run_rank_threads' threads have; it runs the jobs it is given one at
 // a time (run() waits for its job and rethrows what it threw) until it is
 // destroyed, which waits for the job it runs.

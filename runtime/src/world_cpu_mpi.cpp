@@ -1,19 +1,22 @@
 // Iris runtime, CPU backend: run_mpi -- one process per rank, started by mpirun,
-// on any number of hosts (library iris_runtime_cpu_mpi; docs/multi-node.md).
+// on any number of hosts (library iris_runtime_cpu_mpi; docs/multi-node.md) --
+// and WorldHandle, whose processes meet through MPI or, on one host, through
+// the program's Bootstrap (host.hpp).
 //
-// Start-up, in steps that every process takes together (mpi_start.hpp: a step
-// that fails on one process fails on all, naming the ranks):
+// Start-up, in steps that every process takes together (bootstrap_steps.hpp: a
+// step that fails on one process fails on all, naming the ranks):
 //   1. the settings (IRIS_TRANSPORT, IRIS_RANKS_PER_NODE, IRIS_HANG_TIMEOUT), the
 //      same on every rank, and the heap size, the same on every rank;
-//   2. the node teams: the ranks that share a host (MPI_Comm_split_type SHARED),
+//   2. the node teams: the ranks that share a host (its name, as MPI's SHARED),
 //      cut into fake nodes of IRIS_RANKS_PER_NODE consecutive ranks where it is
 //      set (tests: several nodes on one host); a team must be consecutive ranks.
-//      The provider: ipc where the world is one node, mpi where it is more;
+//      The provider: ipc where the world is one node, mpi where it is more
+//      (which needs the processes to have met through MPI);
 //   3. the heaps, in one range of address space reserved (PROT_NONE) for all
 //      of them: rank r's slot is at base + r * stride (the heap size rounded up
 //      to 2 MiB, so that every heap base is aligned as run_threads' are). My
 //      heap is a memfd mapped into my slot; the members of my team map each
-//      other's (through /proc/<pid>/fd/<fd>, exchanged with MPI) into theirs.
+//      other's (through /proc/<pid>/fd/<fd>, exchanged by allgather) into theirs.
 //      Far slots stay PROT_NONE: a load from them faults;
 //   4. provider mpi: an MPI window over my heap on the runtime's communicator
 //      (MPI_Win_create), passive target for the whole run (MPI_Win_lock_all).
@@ -25,7 +28,7 @@
 // MPI_Accumulate, each followed by MPI_Win_flush of its target.
 //
 // Meetings: host collective calls, device barriers and the end of the body are
-// one MPI_Allgather each, of the same words (what the rank is doing, its
+// one allgather each, of the same words (what the rank is doing, its
 // number, its call), so that ranks doing different things find out and fail
 // alike instead of waiting in different collectives for ever. Each meeting
 // first completes the rank's puts and afterwards syncs the window
@@ -35,7 +38,7 @@
 // MPI_Iprobe), which a target of osc pt2pt needs to apply what others put or
 // accumulate into its heap; after IRIS_HANG_TIMEOUT seconds it gives up.
 //
-// The handle (MpiWorldHandle): MPI, the world, the Rank and the rank's thread
+// The handle (WorldHandle): MPI, the world, the Rank and the rank's thread
 // (run_threads' stack size), on which each run() runs its work; run_mpi is
 // the handle's constructor, one run(body) and close().
 //
@@ -64,9 +67,10 @@
 #include "hang_timeout.hpp"
 #include "heap_allocator.hpp"
 #include "heap_memory.hpp"
+#include "bootstrap_steps.hpp"
 #include "mpi_start.hpp"
 #include "rank_threads.hpp"
-#include "trace_mpi.hpp"
+#include "trace_processes.hpp"
 #include "transport.hpp"
 #include "world.hpp"
 
@@ -254,12 +258,13 @@ MPI_Op mpi_op(FarOp op) {
 
 // ------------------------------------------------------------------ the world
 
-// What a rank is doing when it meets the others (MpiWorld::meet).
+// What a rank is doing when it meets the others (ProcessWorld::meet).
 enum class Doing : std::uint64_t { host_collective, device_barrier, returned };
 
-class MpiWorld final : public World, public Transport {
+class ProcessWorld final : public World, public Transport {
  public:
-  MpiWorld(const MpiSession& mpi, std::size_t heap_bytes);
+  // `mpi`: boot, where the processes meet through MPI (which far ranks need); else null.
+  ProcessWorld(Bootstrap& boot, MpiBootstrap* mpi, std::size_t heap_bytes);
 
   // World
   std::uint64_t collective(int r, const CollectiveCall& call) override;
@@ -293,13 +298,14 @@ class MpiWorld final : public World, public Transport {
   // each, in rank order); throws on every rank where they do different things.
   std::vector<std::uint64_t> meet(Doing doing, std::uint64_t number, const CollectiveCall& call);
 
-  const MpiSession& mpi_;
+  Bootstrap& boot_;
   const int me_;
   Settings settings_;
   int node_first_ = 0, node_size_ = 0;
   HeapAllocator allocator_;
   std::optional<HeapSlots> slots_;
   MPI_Win window_ = MPI_WIN_NULL;
+  MPI_Comm window_comm_ = MPI_COMM_NULL;  // the window's, whose progress waits drive
   BarrierState barrier_state_;
   std::optional<TraceSettings> trace_options_;  // IRIS_TRACE's, while the run records a trace
   std::optional<HostTraceBuffers> trace_buffers_;  // this rank's
@@ -330,9 +336,8 @@ std::string describe_meeting(const std::uint64_t* words, int r) {
   return who + " does something unknown";
 }
 
-MpiWorld::MpiWorld(const MpiSession& mpi, std::size_t heap_bytes)
-    : World(mpi.size, heap_bytes), mpi_(mpi), me_(mpi.rank), allocator_(heap_bytes) {
-  MPI_Comm comm = mpi.comm;
+ProcessWorld::ProcessWorld(Bootstrap& boot, MpiBootstrap* mpi, std::size_t heap_bytes)
+    : World(boot.size(), heap_bytes), boot_(boot), me_(boot.rank()), allocator_(heap_bytes) {
   // 1. Settings and heap size.
   std::string failure;
   settings_ = read_settings(failure);
@@ -341,12 +346,12 @@ MpiWorld::MpiWorld(const MpiSession& mpi, std::size_t heap_bytes)
   } catch (const Error& e) {
     failure = e.what();
   }
-  agree_step(comm, "reading IRIS_TRANSPORT, IRIS_RANKS_PER_NODE, IRIS_HANG_TIMEOUT and IRIS_TRACE_EVENTS", failure);
+  agree_step(boot, "reading IRIS_TRANSPORT, IRIS_RANKS_PER_NODE, IRIS_HANG_TIMEOUT and IRIS_TRACE_EVENTS", failure);
   {
     std::uint64_t mine[Settings::kWords];
     settings_.to_words(mine);
     std::vector<std::uint64_t> all(Settings::kWords * static_cast<std::size_t>(size));
-    IRIS_MPI(MPI_Allgather(mine, Settings::kWords, MPI_UINT64_T, all.data(), Settings::kWords, MPI_UINT64_T, comm));
+    boot.allgather(mine, all.data(), sizeof mine);
     for (int r = 1; r < size; ++r) {
       if (!std::equal(all.begin(), all.begin() + Settings::kWords, all.begin() + Settings::kWords * r)) {
         throw Error("iris: run_mpi: IRIS_TRANSPORT, IRIS_RANKS_PER_NODE and IRIS_HANG_TIMEOUT must be the same on "
@@ -354,7 +359,7 @@ MpiWorld::MpiWorld(const MpiSession& mpi, std::size_t heap_bytes)
       }
     }
   }
-  check_heap_sizes(comm, heap_bytes);
+  check_heap_sizes(boot, heap_bytes);
   const std::uint64_t per_node = settings_.ranks_per_node;
   if (per_node != 0 && size % per_node != 0) {
     throw Error("iris: run_mpi: IRIS_RANKS_PER_NODE=" + std::to_string(per_node) + " does not divide the " +
@@ -362,16 +367,13 @@ MpiWorld::MpiWorld(const MpiSession& mpi, std::size_t heap_bytes)
   }
 
   // 2. Node teams and the provider.
-  MPI_Comm team;
-  IRIS_MPI(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, me_, MPI_INFO_NULL, &team));
-  if (per_node != 0) {
-    MPI_Comm host = team;
-    IRIS_MPI(MPI_Comm_split(host, static_cast<int>(static_cast<std::uint64_t>(me_) / per_node), me_, &team));
-    IRIS_MPI(MPI_Comm_free(&host));
+  std::vector<int> members;  // my node's ranks: my host's, cut by IRIS_RANKS_PER_NODE
+  for (const int r : ranks_of_my_host(boot)) {
+    if (per_node == 0 || static_cast<std::uint64_t>(r) / per_node == static_cast<std::uint64_t>(me_) / per_node) {
+      members.push_back(r);
+    }
   }
-  IRIS_MPI(MPI_Comm_size(team, &node_size_));
-  std::vector<int> members(static_cast<std::size_t>(node_size_));
-  IRIS_MPI(MPI_Allgather(&me_, 1, MPI_INT, members.data(), 1, MPI_INT, team));
+  node_size_ = static_cast<int>(members.size());
   node_first_ = members[0];
   std::string listed;
   for (int m : members) listed += (listed.empty() ? "" : ", ") + std::to_string(m);
@@ -386,18 +388,22 @@ MpiWorld::MpiWorld(const MpiSession& mpi, std::size_t heap_bytes)
                 " (start the ranks by slot, mpirun's default, or set IRIS_RANKS_PER_NODE)";
     }
   }
-  agree_step(comm, "forming the node teams", failure);
-  std::vector<int> firsts(static_cast<std::size_t>(size));
-  IRIS_MPI(MPI_Allgather(&node_first_, 1, MPI_INT, firsts.data(), 1, MPI_INT, comm));
+  agree_step(boot, "forming the node teams", failure);
+  const std::vector<int> firsts = allgather_values(boot, node_first_);
   int nodes = 0;
   for (int r = 0; r < size; ++r) nodes += firsts[static_cast<std::size_t>(r)] == r;
   const Provider provider = settings_.provider != Provider::automatic ? settings_.provider
                             : nodes == 1                              ? Provider::ipc
                                                                       : Provider::mpi;
   if (provider == Provider::ipc && nodes > 1) {
-    IRIS_MPI(MPI_Comm_free(&team));
     throw Error("iris: run_mpi: IRIS_TRANSPORT=ipc reaches the ranks of one node only, and this world has " +
                 std::to_string(nodes) + " nodes (IRIS_TRANSPORT=mpi reaches every rank)");
+  }
+  if (provider == Provider::mpi && mpi == nullptr) {
+    throw Error("iris: WorldHandle: the processes met through the program's Bootstrap, which reaches the ranks of one "
+                "node only, and this world " +
+                (nodes > 1 ? "has " + std::to_string(nodes) + " nodes" : std::string("asks for IRIS_TRANSPORT=mpi")) +
+                ": far ranks are reached through MPI RMA, so start the processes with mpirun and join through MPI");
   }
 
   // 3. The heaps: my memfd in my slot, my team's in theirs.
@@ -416,16 +422,14 @@ MpiWorld::MpiWorld(const MpiSession& mpi, std::size_t heap_bytes)
   } catch (const Error& e) {
     failure = e.what();
   }
-  agree_step(comm, "creating the heaps", failure);
+  agree_step(boot, "creating the heaps", failure);
   const HeapHandle mine{static_cast<std::int64_t>(getpid()), memfd.fd};
-  std::vector<HeapHandle> handles(static_cast<std::size_t>(node_size_));
-  IRIS_MPI(MPI_Allgather(&mine, sizeof mine, MPI_BYTE, handles.data(), sizeof mine, MPI_BYTE, team));
-  IRIS_MPI(MPI_Comm_free(&team));
+  const std::vector<HeapHandle> handles = allgather_values(boot, mine);  // every rank's; my node's are read
   try {
     for (int i = 0; i < node_size_; ++i) {
       const int r = node_first_ + i;
       if (r == me_) continue;
-      const HeapHandle& h = handles[static_cast<std::size_t>(i)];
+      const HeapHandle& h = handles[static_cast<std::size_t>(r)];
       const std::string path = "/proc/" + std::to_string(h.pid) + "/fd/" + std::to_string(h.fd);
       const std::string what = "the heap of rank " + std::to_string(r) + " (" + path + ")";
       const Descriptor opened(open(path.c_str(), O_RDWR | O_CLOEXEC));
@@ -435,12 +439,14 @@ MpiWorld::MpiWorld(const MpiSession& mpi, std::size_t heap_bytes)
   } catch (const Error& e) {
     failure = e.what();
   }
-  agree_step(comm, "mapping the heaps of the node teams", failure);  // then memfd may close
+  agree_step(boot, "mapping the heaps of the node teams", failure);  // then memfd may close
   for (int r = 0; r < size; ++r) bases.push_back(slots_->slot(r));
 
   // 4. The window of the far ranks.
   if (provider == Provider::mpi) {
-    IRIS_MPI(MPI_Win_create(slots_->slot(me_), static_cast<MPI_Aint>(heap_bytes), 1, MPI_INFO_NULL, comm, &window_));
+    window_comm_ = mpi->session.comm;
+    IRIS_MPI(MPI_Win_create(slots_->slot(me_), static_cast<MPI_Aint>(heap_bytes), 1, MPI_INFO_NULL, window_comm_,
+                            &window_));
     IRIS_MPI(MPI_Win_set_errhandler(window_, MPI_ERRORS_RETURN));
     int* model = nullptr;
     int found = 0;
@@ -460,16 +466,16 @@ MpiWorld::MpiWorld(const MpiSession& mpi, std::size_t heap_bytes)
   }
 }
 
-void MpiWorld::close() {
+void ProcessWorld::close() {
   meet(Doing::returned, 0, CollectiveCall{});
-  if (trace_buffers_) write_trace_mpi(mpi_.comm, trace_buffers_->take(me_), trace_options_->path);
+  if (trace_buffers_) write_trace_of_processes(boot_, trace_buffers_->take(me_), trace_options_->path);
   if (window_ != MPI_WIN_NULL) {
     IRIS_MPI(MPI_Win_unlock_all(window_));
     IRIS_MPI(MPI_Win_free(&window_));
   }
 }
 
-void MpiWorld::write_own_trace() const {
+void ProcessWorld::write_own_trace() const {
   if (!trace_buffers_) return;
   try {
     std::vector<RankTrace> mine;
@@ -480,13 +486,13 @@ void MpiWorld::write_own_trace() const {
   }
 }
 
-std::vector<std::uint64_t> MpiWorld::meet(Doing doing, std::uint64_t number, const CollectiveCall& call) {
+std::vector<std::uint64_t> ProcessWorld::meet(Doing doing, std::uint64_t number, const CollectiveCall& call) {
   quiet();
   std::atomic_thread_fence(std::memory_order_seq_cst);
   std::uint64_t mine[kMeetingWords] = {static_cast<std::uint64_t>(doing), number};
   call.to_words(mine + 2);
   std::vector<std::uint64_t> all(kMeetingWords * static_cast<std::size_t>(size));
-  IRIS_MPI(MPI_Allgather(mine, kMeetingWords, MPI_UINT64_T, all.data(), kMeetingWords, MPI_UINT64_T, mpi_.comm));
+  boot_.allgather(mine, all.data(), sizeof mine);
   if (window_ != MPI_WIN_NULL) IRIS_MPI(MPI_Win_sync(window_));
   std::atomic_thread_fence(std::memory_order_seq_cst);
   bool same = true;
@@ -498,7 +504,7 @@ std::vector<std::uint64_t> MpiWorld::meet(Doing doing, std::uint64_t number, con
   throw Error("iris: deadlock: the ranks wait in different calls, which can never complete: " + ranks);
 }
 
-std::uint64_t MpiWorld::collective(int r, const CollectiveCall& call) {
+std::uint64_t ProcessWorld::collective(int r, const CollectiveCall& call) {
   const std::uint64_t seq = ++collectives_;
   const std::vector<std::uint64_t> all = meet(Doing::host_collective, seq, call);
   std::vector<std::uint64_t> calls;
@@ -511,7 +517,7 @@ std::uint64_t MpiWorld::collective(int r, const CollectiveCall& call) {
 
 // The device barrier orders memory like a meeting; the k-th barrier of every
 // rank must come from the same program instance, as with run_threads.
-void MpiWorld::barrier(int program_id) {
+void ProcessWorld::barrier(int program_id) {
   const std::uint64_t number = ++barriers_;
   CollectiveCall call;
   call.value = static_cast<std::uint64_t>(program_id);
@@ -530,39 +536,39 @@ void MpiWorld::barrier(int program_id) {
 
 // ------------------------------------------------------------------ far memory
 
-void MpiWorld::put(int rank, std::uint64_t offset, const void* from, std::size_t bytes) {
+void ProcessWorld::put(int rank, std::uint64_t offset, const void* from, std::size_t bytes) {
   const void* kept = put_buffers_.keep(from, bytes);
   IRIS_MPI(MPI_Put(kept, static_cast<int>(bytes), MPI_BYTE, rank, static_cast<MPI_Aint>(offset),
                    static_cast<int>(bytes), MPI_BYTE, window_));
   unflushed_ = true;
 }
 
-void MpiWorld::quiet() {
+void ProcessWorld::quiet() {
   if (!unflushed_) return;
   IRIS_MPI(MPI_Win_flush_all(window_));
   put_buffers_.release();
   unflushed_ = false;
 }
 
-void MpiWorld::get(int rank, std::uint64_t offset, void* to, std::size_t bytes) {
+void ProcessWorld::get(int rank, std::uint64_t offset, void* to, std::size_t bytes) {
   IRIS_MPI(MPI_Get(to, static_cast<int>(bytes), MPI_BYTE, rank, static_cast<MPI_Aint>(offset), static_cast<int>(bytes),
                    MPI_BYTE, window_));
   IRIS_MPI(MPI_Win_flush_local(rank, window_));
 }
 
-void MpiWorld::fetch_op(int rank, std::uint64_t offset, FarOp op, FarElement type, const void* value, void* old) {
+void ProcessWorld::fetch_op(int rank, std::uint64_t offset, FarOp op, FarElement type, const void* value, void* old) {
   IRIS_MPI(MPI_Fetch_and_op(value, old, mpi_type(type), rank, static_cast<MPI_Aint>(offset), mpi_op(op), window_));
   IRIS_MPI(MPI_Win_flush(rank, window_));
 }
 
-void MpiWorld::compare_swap(int rank, std::uint64_t offset, FarElement type, const void* compare, const void* value,
+void ProcessWorld::compare_swap(int rank, std::uint64_t offset, FarElement type, const void* compare, const void* value,
                             void* old) {
   IRIS_MPI(
       MPI_Compare_and_swap(value, compare, old, mpi_bits_type(type), rank, static_cast<MPI_Aint>(offset), window_));
   IRIS_MPI(MPI_Win_flush(rank, window_));
 }
 
-void MpiWorld::accumulate(int rank, std::uint64_t offset, FarOp op, FarElement type, const void* value) {
+void ProcessWorld::accumulate(int rank, std::uint64_t offset, FarOp op, FarElement type, const void* value) {
   IRIS_MPI(MPI_Accumulate(value, 1, mpi_type(type), rank, static_cast<MPI_Aint>(offset), 1, mpi_type(type), mpi_op(op),
                           window_));
   IRIS_MPI(MPI_Win_flush(rank, window_));
@@ -570,7 +576,7 @@ void MpiWorld::accumulate(int rank, std::uint64_t offset, FarOp op, FarElement t
 
 // ------------------------------------------------------------------ waits
 
-void MpiWorld::wait_begins(const char* file, int line) {
+void ProcessWorld::wait_begins(const char* file, int line) {
   wait_file_ = file;
   wait_line_ = line;
   wait_start_ = std::chrono::steady_clock::now();
@@ -580,15 +586,17 @@ void MpiWorld::wait_begins(const char* file, int line) {
 // in its MPI progress, which MPI_Iprobe drives; MPI_Win_sync then makes what
 // they wrote visible to this rank's loads (the unified model's public and
 // private copies are the same memory).
-bool MpiWorld::wait_poll() {
-  int flag = 0;
-  IRIS_MPI(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, mpi_.comm, &flag, MPI_STATUS_IGNORE));
-  if (window_ != MPI_WIN_NULL) IRIS_MPI(MPI_Win_sync(window_));
+bool ProcessWorld::wait_poll() {
+  if (window_ != MPI_WIN_NULL) {
+    int flag = 0;
+    IRIS_MPI(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, window_comm_, &flag, MPI_STATUS_IGNORE));
+    IRIS_MPI(MPI_Win_sync(window_));
+  }
   const std::chrono::duration<double> waited = std::chrono::steady_clock::now() - wait_start_;
   return waited.count() > settings_.hang_timeout;
 }
 
-std::string MpiWorld::hang_report(int program_id) const {
+std::string ProcessWorld::hang_report(int program_id) const {
   std::ostringstream s;
   if (wait_file_ != nullptr) s << " at " << wait_file_ << ":" << wait_line_;
   s << " (rank " << me_ << ", program " << program_id << "): the condition is still false after "
@@ -600,30 +608,38 @@ std::string MpiWorld::hang_report(int program_id) const {
 }  // namespace
 }  // namespace detail
 
-struct MpiWorldHandle::State {
-  detail::MpiSession mpi;
-  std::optional<detail::MpiWorld> world;
+struct WorldHandle::State {
+  std::unique_ptr<Bootstrap> boot;
+  detail::MpiBootstrap* mpi = nullptr;  // boot, where the processes meet through MPI
+  std::optional<detail::ProcessWorld> world;
   std::unique_ptr<Rank> rank;
   std::optional<detail::LastingRankThread> thread;
   bool closed = false;
 
-  explicit State(std::size_t heap_bytes) : mpi(MPI_THREAD_SERIALIZED) {
-    // The work runs on the rank's thread, which makes the MPI calls from then on.
-    if (mpi.provided < MPI_THREAD_SERIALIZED) {
-      throw Error("iris: run_mpi: MPI must support MPI_THREAD_SERIALIZED: the rank's work runs on a thread of its "
-                  "own (as run_threads' ranks do, with their stack size); initialise MPI with MPI_Init_thread");
+  State(std::size_t heap_bytes, std::unique_ptr<Bootstrap> given) {
+    if (given) {
+      boot = std::move(given);
+    } else {
+      auto own = std::make_unique<detail::MpiBootstrap>(MPI_THREAD_SERIALIZED);
+      mpi = own.get();
+      boot = std::move(own);
+      // The work runs on the rank's thread, which makes the MPI calls from then on.
+      if (mpi->session.provided < MPI_THREAD_SERIALIZED) {
+        throw Error("iris: run_mpi: MPI must support MPI_THREAD_SERIALIZED: the rank's work runs on a thread of its "
+                    "own (as run_threads' ranks do, with their stack size); initialise MPI with MPI_Init_thread");
+      }
     }
     try {
-      world.emplace(mpi, heap_bytes);
+      world.emplace(*boot, mpi, heap_bytes);
     } catch (const Error&) {
-      mpi.end();  // every rank failed the same step
+      if (mpi != nullptr) mpi->session.end();  // every rank failed the same step
       throw;
     }
-    rank.reset(new Rank(world->make_rank(mpi.rank)));
+    rank.reset(new Rank(world->make_rank(boot->rank())));
     thread.emplace([transport = &*world] { detail::tls_transport = transport; });
   }
 
-  // run_mpi's end after a failure: the error printed, the job ended.
+  // run_mpi's end after a failure (through MPI): the error printed, the job ended.
   void abort_job(const std::exception_ptr& error) const {
     std::string what = "unknown exception";
     try {
@@ -632,38 +648,39 @@ struct MpiWorldHandle::State {
       what = e.what();
     } catch (...) {
     }
-    std::fprintf(stderr, "%s\niris: run_mpi: rank %d failed, which ends the job (MPI_Abort)\n", what.c_str(), mpi.rank);
+    std::fprintf(stderr, "%s\niris: run_mpi: rank %d failed, which ends the job (MPI_Abort)\n", what.c_str(),
+                 boot->rank());
     if (world) world->write_own_trace();
     std::fflush(stderr);
-    MPI_Abort(mpi.comm, 1);
+    MPI_Abort(mpi->session.comm, 1);
   }
 };
 
 }  // namespace iris
 
-#include "mpi_world_handle.hpp"
+#include "world_handle.hpp"
 
 namespace iris {
 
-void MpiWorldHandle::run(const std::function<void(Rank&)>& work) {
-  if (state_->closed) throw Error("iris: MpiWorldHandle::run: the world has been closed");
+void WorldHandle::run(const std::function<void(Rank&)>& work) {
+  if (state_->closed) throw Error("iris: WorldHandle::run: the world has been closed");
   Rank& rank = *state_->rank;
   state_->thread->run([&] { work(rank); });
 }
 
-void MpiWorldHandle::close() {
+void WorldHandle::close() {
   if (state_->closed) return;
   state_->closed = true;  // also where the end fails: the rank's thread is gone
   state_->thread.reset();
   state_->rank.reset();
   state_->world->close();
   state_->world.reset();
-  state_->mpi.end();
+  if (state_->mpi != nullptr) state_->mpi->session.end();
 }
 
 void run_mpi(std::size_t heap_bytes, const std::function<void(Rank&)>& body) {
   detail::check_run_mpi(heap_bytes, body);
-  MpiWorldHandle world(heap_bytes);
+  WorldHandle world(heap_bytes);
   try {
     world.run(body);
     world.close();

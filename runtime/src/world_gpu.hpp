@@ -8,7 +8,7 @@
 //  * Rank::barrier() first waits for the rank's device work, then meets the others;
 //  * two ways to start: run_threads (ranks are threads of this process, round-robin
 //    on the visible GPUs, one shared allocator behind a lock, like the CPU backend)
-//    and run_mpi (one process per rank; collectives are MPI_Allgather calls and every
+//    and run_mpi (one process per rank; collectives are allgathers of its Bootstrap, and every
 //    process runs its own copy of the allocator through the same sequence of calls).
 //
 // What it shares with the CPU world: Rank's methods (rank_methods.hpp, over the
@@ -100,7 +100,7 @@ struct World {
   DeviceContext context(int r) const;
   // The Rank object handed to the body (Rank's constructor is for World only).
   Rank make_rank(int r) { return Rank(this, r); }
-  // The same on the heap, for a world held open between calls (MpiWorldHandle).
+  // The same on the heap, for a world held open between calls (WorldHandle).
   std::unique_ptr<Rank> new_rank(int r) { return std::unique_ptr<Rank>(new Rank(this, r)); }
   GpuRank& local(int r) { return *locals_[static_cast<std::size_t>(r)]; }
   const GpuRank& local(int r) const { return *locals_[static_cast<std::size_t>(r)]; }

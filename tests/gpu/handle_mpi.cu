@@ -1,4 +1,4 @@
-// The GPU's MpiWorldHandle (run_mpi's world held open between calls, which
+// The GPU's WorldHandle (run_mpi's world held open between calls, which
 // iris_torch joins), under mpirun with any number of ranks on one node; run by
 // scripts/gpu-check.sh. Exit status 0: pass.
 //
@@ -40,7 +40,7 @@ int main() {
     std::fprintf(stderr, "FAIL: %s\n", what.c_str());
   };
   try {
-    iris::MpiWorldHandle world(std::size_t{8} << 20);
+    iris::WorldHandle world(std::size_t{8} << 20);
     const int me = world.rank(), size = world.world_size(), next = (me + 1) % size;
     int* block = nullptr;
     world.run([&](iris::Rank& r) {

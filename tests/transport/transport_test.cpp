@@ -9,7 +9,7 @@
 //   transport_test start         run_mpi only (the bad-input cases come from the environment)
 //   transport_test heap_differs  rank 1 asks for a larger heap
 //   transport_test handle        `all` in the third call of a world held open
-//                                (MpiWorldHandle), after a block the first call
+//                                (WorldHandle), after a block the first call
 //                                allocated and a failure every rank threw alike
 //
 // The program initialises MPI itself, so that after run_mpi it can count on how
@@ -414,7 +414,7 @@ int main(int argc, char** argv) {
         if (r.rank() == 0) r.barrier();
       });
     } else if (mode == "handle") {
-      iris::MpiWorldHandle world(kHeap);
+      iris::WorldHandle world(kHeap);
       int* kept = nullptr;
       world.run([&](iris::Rank& r) {
         kept = r.allocate<int>(1);

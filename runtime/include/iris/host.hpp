@@ -172,15 +172,37 @@ void run_threads(int ranks, std::size_t heap_bytes, const std::function<void(Ran
 //    and mpirun ends the others.
 void run_mpi(std::size_t heap_bytes, const std::function<void(Rank&)>& body);
 
+// How the processes of a world, one rank each, find each other and meet: the
+// one thing a world of processes needs from whatever started them. MPI's
+// (MPI_COMM_WORLD) is the default; a program started some other way (torchrun,
+// a job script) passes its own to WorldHandle, for example one over
+// torch.distributed (python/iris_torch).
+//  * rank() and size() are fixed: 0 <= rank() < size().
+//  * allgather is collective: every process calls it with the same `bytes`, in
+//    the same order, and gets every process's `bytes` bytes at `all` (size() *
+//    bytes), in rank order. It is called from the thread that runs the rank's
+//    work (WorldHandle::run), and during the constructor and close() from the
+//    thread that calls them; a failure is an exception.
+class Bootstrap {
+ public:
+  virtual ~Bootstrap() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  virtual void allgather(const void* mine, void* all, std::size_t bytes) = 0;
+};
+
 // run_mpi's world held open between calls, for a program that cannot hand its
 // work over as one body: a Python module's init() ... ops ... finalize()
 // (python/iris_torch). run_mpi is this handle's constructor, one run(body) and
 // close(), so the two start, meet and end the world alike.
-//  * The constructor is collective (every process of the mpirun job makes
-//    one): it starts MPI and the world as run_mpi does, and on the CPU the
-//    rank's thread (run_threads' stack size), on which every run() then runs
-//    its work. A
-//    start-up failure is thrown on every rank alike, after MPI has been ended.
+//  * The constructor is collective (every process of the job makes one). With
+//    heap_bytes alone it starts MPI and the world as run_mpi does. With a
+//    Bootstrap the processes meet through it instead and MPI is not used: they
+//    must all run on one host (heaps are shared through the host's IPC; a far
+//    rank needs MPI RMA), and a start-up failure names the step. On the CPU it
+//    also starts the rank's thread (run_threads' stack size), on which every
+//    run() then runs its work. A start-up failure is thrown on every rank
+//    alike, after MPI has been ended.
 //  * run(work) runs work(rank) on the rank's thread and returns once it has;
 //    the Rank and everything work allocated live on until close(). What work
 //    throws is rethrown here and leaves the world open: usable where every
@@ -192,15 +214,16 @@ void run_mpi(std::size_t heap_bytes, const std::function<void(Rank&)>& body);
 //    wait for this one), as run_mpi does after a failure.
 //  * The CPU's rank's thread (iris_runtime_cpu_mpi) is the GPU's calling
 //    thread (iris_runtime_gpu_mpi): run(work) runs work there, with the rank's
-//    GPU current for the call, and it must be the thread that made the handle
-//    (MPI is initialised MPI_THREAD_FUNNELED; run throws on another thread
-//    unless the program gave MPI more); kernels go to its streams.
-class MpiWorldHandle {
+//    GPU current for the call, and with MPI it must be the thread that made
+//    the handle (MPI is initialised MPI_THREAD_FUNNELED; run throws on another
+//    thread unless the program gave MPI more); kernels go to its streams.
+class WorldHandle {
  public:
-  explicit MpiWorldHandle(std::size_t heap_bytes);
-  ~MpiWorldHandle();
-  MpiWorldHandle(const MpiWorldHandle&) = delete;
-  MpiWorldHandle& operator=(const MpiWorldHandle&) = delete;
+  explicit WorldHandle(std::size_t heap_bytes);
+  WorldHandle(std::size_t heap_bytes, std::unique_ptr<Bootstrap> bootstrap);
+  ~WorldHandle();
+  WorldHandle(const WorldHandle&) = delete;
+  WorldHandle& operator=(const WorldHandle&) = delete;
 
   int rank() const;
   int world_size() const;

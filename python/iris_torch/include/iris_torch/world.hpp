@@ -1,5 +1,5 @@
 // iris_torch's world: the one iris_torch.init() joins (run_mpi's world held
-// open, iris::MpiWorldHandle) and the tensors of its symmetric heap. In
+// open, iris::WorldHandle) and the tensors of its symmetric heap. In
 // libiris_torch.so, with the runtime, so that the module iris_torch._C (the
 // operators torch.ops.iris.*) and a user's extension with kernels of its own
 // (iris_torch_add_extension, docs/python.md) share one world and one copy
@@ -33,7 +33,7 @@ void finalize();
 int rank(const char* op);
 int world_size(const char* op);
 
-// work(rank, workspace) on the rank's thread (MpiWorldHandle::run); what it
+// work(rank, workspace) on the rank's thread (WorldHandle::run); what it
 // throws is rethrown here (a RuntimeError in Python).
 void run(const char* op, const std::function<void(iris::Rank&, iris::Workspace&)>& work);
 
