@@ -2,7 +2,9 @@
 # Builds iris_torch (python/) on its own against an installed Iris package and
 # the python3 on PATH (its torch, and the pybind11 headers torch ships, else
 # Debian's pybind11-dev), then runs its tests under mpirun with 1, 2
-# and 4 ranks and prints a pass/fail table. Where torch has CUDA, the package
+# and 4 ranks, and test_ops.py also joined through torch.distributed (gloo;
+# the processes started by python/tests/launch.py, as torchrun starts them),
+# and prints a pass/fail table. Where torch has CUDA, the package
 # is built for the GPU target (CUDA tensors; the Iris package must have it) and
 # the ranks share the machine's GPUs; else for the CPU. A GPU machine gets the
 # package from scripts/package-bundle.sh (docs/gpu.md); here it is
@@ -46,12 +48,17 @@ cmake --build "$build" >"$build/build.log" 2>&1 || { tail -n 40 "$build/build.lo
 
 rows=()
 failed=0
-# run NAME RANKS SCRIPT [ARGS...]: one test under mpirun and the time limit.
+# run NAME RANKS SCRIPT [ARGS...]: one test under mpirun (under launch.py
+# where NAME ends in _dist) and the time limit.
 run() {
   local name=$1 ranks=$2 log="$build/$1.$2.log" status result
   shift 2
-  timeout --kill-after=10 "$limit" "$mpirun" "${mpirun_flags[@]}" -np "$ranks" \
-    -x PYTHONPATH="$build:$build/examples/gemm_bias_relu" -x LD_LIBRARY_PATH "$python" "$@" >"$log" 2>&1
+  if [[ $name == *_dist ]]; then
+    PYTHONPATH="$build" timeout --kill-after=10 "$limit" "$python" python/tests/launch.py "$ranks" "$@" >"$log" 2>&1
+  else
+    timeout --kill-after=10 "$limit" "$mpirun" "${mpirun_flags[@]}" -np "$ranks" \
+      -x PYTHONPATH="$build:$build/examples/gemm_bias_relu" -x LD_LIBRARY_PATH "$python" "$@" >"$log" 2>&1
+  fi
   status=$?
   case $status in
     0) result=PASS ;;
@@ -66,6 +73,9 @@ run() {
 printf '%-12s %5s  %-12s %s\n' test ranks result "last line"
 for ranks in $ranks_list; do
   run ops "$ranks" python/tests/test_ops.py tracing
+done
+for ranks in $ranks_list; do
+  run ops_dist "$ranks" python/tests/test_ops.py torch.distributed
 done
 for ranks in $ranks_list; do
   run own_kernel "$ranks" python/tests/test_own_kernel.py

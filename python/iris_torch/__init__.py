@@ -1,6 +1,7 @@
 """Iris from PyTorch: collectives and fused GEMMs over a symmetric heap (docs/python.md).
 
-Every rank is a process started by mpirun. init() joins the world, empty()
+Every rank is a process, started by mpirun or by whatever started
+torch.distributed's processes (torchrun). init() joins the world, empty()
 makes tensors on the symmetric heap (on device(): the CPU, or the rank's
 GPU), and torch.ops.iris.* run on them, on torch's current stream; every call
 is collective (every rank makes the same calls in the same order).
@@ -9,25 +10,57 @@ finalize() leaves the world; it also runs at exit.
 import atexit
 
 import torch
+import torch.distributed as dist
 
 from . import _C  # registers torch.ops.iris.*
 
 __all__ = ["init", "finalize", "rank", "world_size", "device", "empty"]
 
 
-def init(heap_bytes=1 << 30):
-    """Joins the world of the mpirun job, with a symmetric heap of heap_bytes per rank.
+# The gloo group the world meets through, where it was joined through
+# torch.distributed; destroyed by finalize (gloo's threads left at exit may end
+# the process with "terminate called without an active exception").
+_group = None
 
-    On a GPU build the rank's GPU (its rank on the node modulo the GPUs) becomes
-    torch's current device."""
-    _C.init(heap_bytes)
+
+def init(heap_bytes=1 << 30):
+    """Joins the world, with a symmetric heap of heap_bytes per rank (collective).
+
+    Where torch.distributed's default process group is initialised, every rank
+    of it joins, with its rank, and the processes meet through a gloo group
+    made of it (they must run on one host). Otherwise the world is the mpirun
+    job's. On a GPU build the rank's GPU (its rank on the host modulo the GPUs)
+    becomes torch's current device."""
+    global _group
+    if dist.is_available() and dist.is_initialized():
+        _group = dist.new_group(backend="gloo")
+        _C.init_through(heap_bytes, dist.get_rank(), dist.get_world_size(), _allgather_over(_group))
+    else:
+        _C.init(heap_bytes)
     if device().type == "cuda":
         torch.cuda.set_device(device())
 
 
+def _allgather_over(group):
+    """The world's meetings through torch.distributed: every rank's bytes, in rank order."""
+    size = dist.get_world_size()
+
+    def allgather(mine):
+        sent = torch.frombuffer(bytearray(mine), dtype=torch.uint8)
+        parts = [torch.empty_like(sent) for _ in range(size)]
+        dist.all_gather(parts, sent, group=group)
+        return b"".join(part.numpy().tobytes() for part in parts)
+
+    return allgather
+
+
 def finalize():
     """Leaves the world (collective); the heap's tensors must not be used afterwards."""
+    global _group
     _C.finalize()
+    if _group is not None:
+        dist.destroy_process_group(_group)
+        _group = None
 
 
 def rank():

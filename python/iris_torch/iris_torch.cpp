@@ -3,7 +3,8 @@
 // is in the symmetric heap; and the world they run in, which init() joins and
 // finalize() leaves (docs/python.md).
 //
-// The world is run_mpi's, held open between calls (iris::WorldHandle): every
+// The world is a world of processes held open between calls (iris::WorldHandle), joined
+// through MPI or torch.distributed (PythonBootstrap): every
 // operator runs on the rank's thread (iris_torch::run). Every
 // operator is collective, as the calls it makes are: every rank calls the same
 // operators in the same order with tensors of the same shapes.
@@ -29,7 +30,10 @@
 #include <torch/library.h>
 
 #include <algorithm>
+#include <cstring>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "iris/ccl.hpp"
@@ -345,9 +349,53 @@ TORCH_LIBRARY_IMPL(iris, AutogradMeta, m) {
   }
 }
 
+namespace {
+
+// The world's Bootstrap over torch.distributed: its allgather is a Python
+// function of iris_torch (__init__.py: bytes in, every rank's bytes out, over a
+// gloo group), called with the GIL held, from the rank's thread.
+class PythonBootstrap final : public iris::Bootstrap {
+ public:
+  PythonBootstrap(int rank, int size, pybind11::function allgather)
+      : rank_(rank), size_(size), allgather_(std::move(allgather)) {}
+  ~PythonBootstrap() override {
+    const pybind11::gil_scoped_acquire gil;
+    allgather_ = pybind11::function();
+  }
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  void allgather(const void* mine, void* all, std::size_t bytes) override {
+    const pybind11::gil_scoped_acquire gil;
+    std::string gathered;
+    try {
+      gathered = allgather_(pybind11::bytes(static_cast<const char*>(mine), bytes)).cast<std::string>();
+    } catch (const pybind11::error_already_set& e) {
+      throw iris::Error(std::string("iris_torch: meeting the other ranks through torch.distributed failed: ") +
+                        e.what());
+    }
+    TORCH_CHECK(gathered.size() == bytes * static_cast<std::size_t>(size_), "iris_torch: torch.distributed's ",
+                "allgather returned ", gathered.size(), " bytes for ", size_, " ranks of ", bytes);
+    std::memcpy(all, gathered.data(), gathered.size());
+  }
+
+ private:
+  int rank_, size_;
+  pybind11::function allgather_;
+};
+
+}  // namespace
+
 PYBIND11_MODULE(_C, m) {
   m.doc() = "Iris: collectives and fused GEMMs over a symmetric heap, as torch.ops.iris.*";
-  m.def("init", &iris_torch::init, pybind11::arg("heap_bytes"));
+  m.def(
+      "init", [](std::size_t heap_bytes) { iris_torch::init(heap_bytes, nullptr); }, pybind11::arg("heap_bytes"));
+  m.def(
+      "init_through",
+      [](std::size_t heap_bytes, int rank, int size, pybind11::function allgather) {
+        TORCH_CHECK(0 <= rank && rank < size, "iris_torch.init: rank ", rank, " of a world of ", size);
+        iris_torch::init(heap_bytes, std::make_unique<PythonBootstrap>(rank, size, std::move(allgather)));
+      },
+      pybind11::arg("heap_bytes"), pybind11::arg("rank"), pybind11::arg("size"), pybind11::arg("allgather"));
   m.def("finalize", &iris_torch::finalize);
   m.def("rank", [] { return iris_torch::rank("iris_torch.rank"); });
   m.def("world_size", [] { return iris_torch::world_size("iris_torch.world_size"); });

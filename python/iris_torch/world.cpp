@@ -23,13 +23,32 @@
 namespace iris_torch {
 namespace {
 
-// The world this process has joined, between init and finalize.
-struct Session {
-  explicit Session(std::size_t heap_bytes) : world(heap_bytes) {
-    world.run([&](iris::Rank& rank) { workspace.emplace(rank); });
+// The world's calls may wait in a bootstrap whose allgather runs Python
+// (torch.distributed's) on the rank's thread: a caller holding the GIL lets
+// it go meanwhile. (torch's operators are called without it.)
+class WithoutGil {
+ public:
+  WithoutGil() {
+    if (PyGILState_Check() != 0) released_.emplace();
   }
 
-  iris::WorldHandle world;
+ private:
+  std::optional<pybind11::gil_scoped_release> released_;
+};
+
+std::unique_ptr<iris::WorldHandle> join(std::size_t heap_bytes, std::unique_ptr<iris::Bootstrap> bootstrap) {
+  if (bootstrap) return std::make_unique<iris::WorldHandle>(heap_bytes, std::move(bootstrap));
+  return std::make_unique<iris::WorldHandle>(heap_bytes);
+}
+
+// The world this process has joined, between init and finalize.
+struct Session {
+  Session(std::size_t heap_bytes, std::unique_ptr<iris::Bootstrap> bootstrap)
+      : world(join(heap_bytes, std::move(bootstrap))) {
+    world->run([&](iris::Rank& rank) { workspace.emplace(rank); });
+  }
+
+  std::unique_ptr<iris::WorldHandle> world;
   std::optional<iris::Workspace> workspace;  // the collectives' and the fused operations' (lives on the rank's thread)
 
   // Blocks of heap tensors that are gone, to be freed at the next allocation.
@@ -60,28 +79,31 @@ Session& joined(const char* op) {
 
 }  // namespace
 
-void init(std::size_t heap_bytes) {
+void init(std::size_t heap_bytes, std::unique_ptr<iris::Bootstrap> bootstrap) {
   TORCH_CHECK(session == nullptr, "iris_torch.init: already joined the world (call finalize() first)");
-  session = new Session(heap_bytes);
+  const WithoutGil unlocked;
+  session = new Session(heap_bytes, std::move(bootstrap));
 }
 
 void finalize() {
   if (session == nullptr) return;
+  const WithoutGil unlocked;
   Session& s = *session;
-  s.world.run([&](iris::Rank& rank) {
+  s.world->run([&](iris::Rank& rank) {
     s.workspace.reset();
     s.free_released(rank);
   });
-  s.world.close();
+  s.world->close();
   delete std::exchange(session, nullptr);
 }
 
-int rank(const char* op) { return joined(op).world.rank(); }
-int world_size(const char* op) { return joined(op).world.world_size(); }
+int rank(const char* op) { return joined(op).world->rank(); }
+int world_size(const char* op) { return joined(op).world->world_size(); }
 
 void run(const char* op, const std::function<void(iris::Rank&, iris::Workspace&)>& work) {
   Session& s = joined(op);
-  s.world.run([&](iris::Rank& rank) { work(rank, *s.workspace); });
+  const WithoutGil unlocked;
+  s.world->run([&](iris::Rank& rank) { work(rank, *s.workspace); });
 }
 
 #if IRIS_TORCH_GPU

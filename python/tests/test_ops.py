@@ -1,4 +1,6 @@
-"""torch.ops.iris.* under mpirun, each compared with torch's own result.
+"""torch.ops.iris.* under mpirun, or under torchrun with the argument
+`torch.distributed` (the world joined through torch.distributed's gloo), each
+compared with torch's own result.
 
 Every rank makes its inputs from a seed (the rank's own, or one shared by all
 ranks), so that every rank can also make every other rank's inputs and compute
@@ -11,6 +13,7 @@ a wrong dtype, a wrong shape. A failure ends the job at once (harness.run).
 import sys
 
 import torch
+import torch.distributed
 
 import iris_torch
 from harness import on_heap, run
@@ -187,6 +190,8 @@ def check_errors(world):
 
 
 def main():
+    if "torch.distributed" in sys.argv[1:]:
+        torch.distributed.init_process_group("gloo")  # torchrun's rank, world size and rendezvous
     # A heap of 4 MiB: check_heap_reuse relies on its size.
     iris_torch.init(heap_bytes=1 << 22)
     me, world = iris_torch.rank(), iris_torch.world_size()
@@ -199,6 +204,8 @@ def main():
     check_inputs_torch_just_wrote(me, world)
     check_errors(world)
     iris_torch.finalize()
+    if torch.distributed.is_initialized():
+        torch.distributed.destroy_process_group()
     if me == 0:
         print(f"iris_torch: {checks} checks on {world} ranks passed")
 

@@ -1,5 +1,5 @@
-// iris_torch's world: the one iris_torch.init() joins (run_mpi's world held
-// open, iris::WorldHandle) and the tensors of its symmetric heap. In
+// iris_torch's world: the one iris_torch.init() joins (a world of processes
+// held open, iris::WorldHandle) and the tensors of its symmetric heap. In
 // libiris_torch.so, with the runtime, so that the module iris_torch._C (the
 // operators torch.ops.iris.*) and a user's extension with kernels of its own
 // (iris_torch_add_extension, docs/python.md) share one world and one copy
@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <utility>
 
 #include "iris/host.hpp"
@@ -22,9 +23,11 @@
 
 namespace iris_torch {
 
-// Collective: joins the world of the mpirun job with a heap of heap_bytes per
-// rank, and makes the workspace of the collectives and fused operations.
-void init(std::size_t heap_bytes);
+// Collective: joins the world with a heap of heap_bytes per rank, and makes
+// the workspace of the collectives and fused operations. The processes meet
+// through `bootstrap` (torch.distributed's, from Python), or through MPI (the
+// mpirun job) where it is null.
+void init(std::size_t heap_bytes, std::unique_ptr<iris::Bootstrap> bootstrap);
 // Collective: frees what is left and leaves the world; nothing where init()
 // has not been called.
 void finalize();
