@@ -36,8 +36,10 @@ packages=(
   nodejs
   # The Python package iris_torch (python/, docs/python.md): a torch C++ extension for
   # Debian's python3 (torch 1.13, CPU), built against libtorch's CMake package and
-  # pybind11's headers; CMake skips it when they are missing.
-  python3-torch libtorch-dev pybind11-dev
+  # pybind11's headers; CMake skips it when they are missing. Its pip install test
+  # (python.pip_install) makes a venv (python3-venv) and builds with Debian's setuptools
+  # and wheel, offline.
+  python3-torch libtorch-dev pybind11-dev python3-venv python3-setuptools python3-wheel
 )
 
 # With --pictures only: the browser editor/screenshot/render.mjs drives (with the npm
