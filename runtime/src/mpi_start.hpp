@@ -11,7 +11,9 @@
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
+#include <memory>
 #include <string>
+#include <utility>
 
 #include "iris/host.hpp"
 
@@ -110,5 +112,19 @@ class MpiBootstrap final : public Bootstrap {
 
   MpiSession session;
 };
+
+// A WorldHandle's Bootstrap, into `boot`: the program's (`given`), else MPI's,
+// started with `thread_level`, which is then also returned (else null).
+inline MpiBootstrap* take_bootstrap(std::unique_ptr<Bootstrap>& boot, std::unique_ptr<Bootstrap> given,
+                                    int thread_level) {
+  if (given) {
+    boot = std::move(given);
+    return nullptr;
+  }
+  auto mpi = std::make_unique<MpiBootstrap>(thread_level);
+  MpiBootstrap* taken = mpi.get();
+  boot = std::move(mpi);
+  return taken;
+}
 
 }  // namespace iris::detail

@@ -617,17 +617,11 @@ struct WorldHandle::State {
   bool closed = false;
 
   State(std::size_t heap_bytes, std::unique_ptr<Bootstrap> given) {
-    if (given) {
-      boot = std::move(given);
-    } else {
-      auto own = std::make_unique<detail::MpiBootstrap>(MPI_THREAD_SERIALIZED);
-      mpi = own.get();
-      boot = std::move(own);
-      // The work runs on the rank's thread, which makes the MPI calls from then on.
-      if (mpi->session.provided < MPI_THREAD_SERIALIZED) {
-        throw Error("iris: run_mpi: MPI must support MPI_THREAD_SERIALIZED: the rank's work runs on a thread of its "
-                    "own (as run_threads' ranks do, with their stack size); initialise MPI with MPI_Init_thread");
-      }
+    mpi = detail::take_bootstrap(boot, std::move(given), MPI_THREAD_SERIALIZED);
+    // The work runs on the rank's thread, which makes the MPI calls from then on.
+    if (mpi != nullptr && mpi->session.provided < MPI_THREAD_SERIALIZED) {
+      throw Error("iris: run_mpi: MPI must support MPI_THREAD_SERIALIZED: the rank's work runs on a thread of its "
+                  "own (as run_threads' ranks do, with their stack size); initialise MPI with MPI_Init_thread");
     }
     try {
       world.emplace(*boot, mpi, heap_bytes);

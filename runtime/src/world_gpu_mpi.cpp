@@ -158,13 +158,7 @@ struct WorldHandle::State {
   bool closed = false;
 
   State(std::size_t heap_bytes, std::unique_ptr<Bootstrap> given) {
-    if (given) {
-      boot = std::move(given);
-    } else {
-      auto own = std::make_unique<detail::MpiBootstrap>(MPI_THREAD_FUNNELED);
-      mpi = own.get();
-      boot = std::move(own);
-    }
+    mpi = detail::take_bootstrap(boot, std::move(given), MPI_THREAD_FUNNELED);
     try {
       world.emplace(*boot, heap_bytes);
     } catch (const Error&) {
