@@ -139,6 +139,10 @@ if [ "${NO_MPI:-0}" != 1 ]; then
     for ranks in $ranks_list; do
       run handle mpi "$ranks" "$mpirun" "${mpirun_flags[@]}" -np "$ranks" "$build/tests/gpu/iris_gpu_handle_mpi"
     done
+    # A checked wait that nobody signals, under mpirun: each rank reports its own hang.
+    for ranks in $ranks_list; do
+      run hang mpi "$ranks" "$mpirun" "${mpirun_flags[@]}" -np "$ranks" "$build/tests/gpu/iris_gpu_handle_mpi" --hang
+    done
     for name in "${samples[@]}"; do
       read -r -a args <<< "$(args_of "$name")"
       for ranks in $ranks_list; do
