@@ -87,6 +87,7 @@ int hang_test() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each rank's lines show even if it never exits
   if (argc == 2 && std::strcmp(argv[1], "--hang") == 0) return hang_test();
   if (argc != 1) {
     std::fprintf(stderr, "usage: %s [--hang]\n", argv[0]);
