@@ -53,11 +53,13 @@ failed=0
 run() {
   local name=$1 ranks=$2 log="$build/$1.$2.log" status result
   shift 2
+  # (PYTHONFAULTHANDLER: a crash prints the Python stack where it happened)
   if [[ $name == *_dist ]]; then
-    PYTHONPATH="$build" timeout --kill-after=10 "$limit" "$python" python/tests/launch.py "$ranks" "$@" >"$log" 2>&1
+    PYTHONFAULTHANDLER=1 PYTHONPATH="$build" timeout --kill-after=10 "$limit" "$python" python/tests/launch.py "$ranks" "$@" >"$log" 2>&1
   else
     timeout --kill-after=10 "$limit" "$mpirun" "${mpirun_flags[@]}" -np "$ranks" \
-      -x PYTHONPATH="$build:$build/examples/gemm_bias_relu" -x LD_LIBRARY_PATH "$python" "$@" >"$log" 2>&1
+      -x PYTHONPATH="$build:$build/examples/gemm_bias_relu" -x LD_LIBRARY_PATH -x PYTHONFAULTHANDLER=1 \
+      "$python" "$@" >"$log" 2>&1
   fi
   status=$?
   case $status in
@@ -68,7 +70,7 @@ run() {
   [ "$result" = PASS ] || failed=$((failed + 1))
   rows+=("$(printf '%-12s %5s  %-12s %s' "$name" "$ranks" "$result" "$(tail -n 1 "$log")")")
   printf '%s\n' "${rows[-1]}"
-  [ "$result" = PASS ] || sed 's/^/    | /' "$log" | tail -n 15
+  [ "$result" = PASS ] || grep -v "^\[[^]]*\] \(\[ *[0-9]*\]\|\*\*\*\)" "$log" | sed 's/^/    | /' | tail -n 25
 }
 printf '%-12s %5s  %-12s %s\n' test ranks result "last line"
 for ranks in $ranks_list; do
