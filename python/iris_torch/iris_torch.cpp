@@ -373,8 +373,10 @@ class PythonBootstrap final : public iris::Bootstrap {
       throw iris::Error(std::string("iris_torch: meeting the other ranks through torch.distributed failed: ") +
                         e.what());
     }
-    TORCH_CHECK(gathered.size() == bytes * static_cast<std::size_t>(size_), "iris_torch: torch.distributed's ",
-                "allgather returned ", gathered.size(), " bytes for ", size_, " ranks of ", bytes);
+    if (gathered.size() != bytes * static_cast<std::size_t>(size_)) {  // an iris::Error, as the runtime's own
+      throw iris::Error("iris_torch: torch.distributed's allgather returned " + std::to_string(gathered.size()) +
+                        " bytes for " + std::to_string(size_) + " ranks of " + std::to_string(bytes));
+    }
     std::memcpy(all, gathered.data(), gathered.size());
   }
 

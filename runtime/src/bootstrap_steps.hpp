@@ -93,9 +93,10 @@ inline std::vector<std::vector<char>> gather_at_rank0(Bootstrap& boot, const voi
   if (boot.rank() == 0) {
     for (std::size_t r = 0; r < size; ++r) gathered[r].resize(sizes[r]);
   }
-  std::vector<char> piece(kPiece), all(kPiece * size);
-  for (std::uint64_t at = 0; at < longest; at += kPiece) {
-    const std::size_t n = std::min<std::uint64_t>(kPiece, longest - at);
+  const std::size_t most = std::min<std::uint64_t>(kPiece, longest);  // bytes per process and call
+  std::vector<char> piece(most), all(most * size);
+  for (std::uint64_t at = 0; at < longest; at += most) {
+    const std::size_t n = std::min<std::uint64_t>(most, longest - at);
     const std::size_t mine = at < bytes ? std::min<std::uint64_t>(n, bytes - at) : 0;
     if (mine != 0) std::memcpy(piece.data(), static_cast<const char*>(data) + at, mine);
     boot.allgather(piece.data(), all.data(), n);

@@ -4,8 +4,8 @@
 // world_gpu_mpi.cpp.
 #pragma once
 
-#include <climits>
 #include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -48,13 +48,13 @@ std::vector<std::int64_t> offsets_to_rank0(Bootstrap& boot, const std::string& c
     barrier(boot);  // ends on rank r only after rank 0 has read `before`
     const std::vector<std::int64_t> theirs = allgather_values(boot, std::int64_t{now()});
     const std::int64_t after = now();  // after every rank has read its clock
+    if (boot.rank() != 0) continue;  // only rank 0's brackets hold the other clocks
     for (std::size_t r = 1; r < size; ++r) {
       if (ids[r] == ids[0] || after - before >= best_bracket[r]) continue;
       best_bracket[r] = after - before;
       offsets[r] = before + (after - before) / 2 - theirs[r];
     }
   }
-  if (boot.rank() != 0) offsets.assign(size, 0);
   return offsets;
 }
 
