@@ -7,7 +7,7 @@ ranks), so that every rank can also make every other rank's inputs and compute
 the expected result with torch alone. Values are small integers, which every
 dtype holds exactly and every sum and product keeps exact, so the comparisons
 are exact. The Meta kernels' shapes and dtypes, and, with the argument
-`tracing`, what torch 1.13 traces. Then the errors: a tensor not on the heap,
+`tracing`, what torch traces (torch.compile from torch 2.0). Then the errors: a tensor not on the heap,
 a wrong dtype, a wrong shape. A failure ends the job at once (harness.run).
 """
 import sys
@@ -125,9 +125,9 @@ def check_meta(me, world):
 
 
 def check_tracing(me, world):
-    # What torch 1.13 traces: torch.fx (symbolic, and make_fx with fake tensors,
-    # which runs the Meta kernels) and TorchScript; the traced program run on
-    # the heap is compared with torch's result.
+    # What torch traces: torch.fx (symbolic, and make_fx with fake tensors,
+    # which runs the Meta kernels), TorchScript and, from torch 2.0, torch.compile;
+    # the traced program run on the heap is compared with torch's result.
     from torch.fx.experimental.proxy_tensor import make_fx
 
     def program(x):
@@ -144,6 +144,10 @@ def check_tracing(me, world):
     checks += 1
     if "iris.all_reduce.default" not in targets or "iris.all_gather.default" not in targets:
         raise AssertionError(f"make_fx (fake): the graph lacks the iris operators: {targets}")
+    if hasattr(torch, "compile"):  # torch 2: dynamo, whole (no graph break), then AOT with fake tensors
+        expect_equal("torch.compile (aot_eager)", torch.compile(program, backend="aot_eager", fullgraph=True)(x),
+                     expected)
+        expect_equal("torch.compile (inductor)", torch.compile(program, fullgraph=True)(x), expected)
 
 
 def check_heap_reuse():
