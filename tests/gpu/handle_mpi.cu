@@ -60,6 +60,10 @@ int hang_test() {
       if (hipMemset(flag, 0, sizeof(int)) != hipSuccess) throw iris::Error("hipMemset failed");
       r.barrier();
       iris::launch_kernel<NeverSignalled>({1}, {}, r.device_context(), flag);
+      // Where each rank is, for a run where one never reports (gpu-check's
+      // mpirun row with 4 processes on one H100, twice): launched, then in the
+      // barrier that must fail.
+      std::printf("rank %d: kernel launched, waiting in the barrier\n", r.rank());
       r.barrier();
     });
   } catch (const iris::Error& e) {
