@@ -19,7 +19,10 @@
 # 1,1000,4097,65536), GEMM_SHAPES (gemm's --shape, default in scripts/samples.sh),
 # TIMEOUT seconds per run (default 120), MPIRUN (default mpirun),
 # MPIRUN_FLAGS (default --allow-run-as-root --oversubscribe --bind-to none),
-# NO_MPI=1 to skip the MPI rows. Logs go to $BUILD_DIR/gpu-check/.
+# NO_MPI=1 to skip the MPI rows; PYTHON_PACKAGE=<installed Iris package> adds the
+# row python_check: scripts/python-check.sh against it (iris_torch built and its
+# tests run on RANKS, PYTHON_TIMEOUT seconds per run, default 300; the row's
+# limit PYTHON_CHECK_LIMIT, default 3600). Logs go to $BUILD_DIR/gpu-check/.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 
@@ -156,6 +159,17 @@ if [ "${NO_MPI:-0}" != 1 ]; then
         --size 1000,4097 --validate
     done
   fi
+fi
+
+# iris_torch, built against the installed Iris package PYTHON_PACKAGE names and
+# the python3 on PATH (whose torch has CUDA), and its tests on the same ranks:
+# scripts/python-check.sh, whose own table is in this row's log.
+if [ -n "${PYTHON_PACKAGE:-}" ]; then
+  check_limit=$limit
+  limit=${PYTHON_CHECK_LIMIT:-3600}
+  run python_check mpi "$(tr ' ' ',' <<< "$ranks_list")" env RANKS="$ranks_list" TIMEOUT="${PYTHON_TIMEOUT:-300}" \
+    scripts/python-check.sh "$PYTHON_PACKAGE" "$logs/python"
+  limit=$check_limit
 fi
 
 echo
