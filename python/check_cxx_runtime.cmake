@@ -34,30 +34,39 @@ endif()
 
 # The map's first section lists each archive member the link took, under the
 # line "Archive member included to satisfy reference by file (symbol)": the
-# member, then (indented) the file and symbol that needed it.
-# The first dozen are shown, each with what needed it: the first is the one
+# member, then the file and symbol that needed it, on the same line where the
+# member's name is short, else on the next, indented. The first dozen members
+# of a C++ runtime are shown, each with what needed it: the first is the one
 # that brought the runtime in.
 set(members "")
 set(count 0)
 if(EXISTS ${MAP})
   file(STRINGS ${MAP} lines)
   set(in_section FALSE)
-  set(take_reason FALSE)
+  set(member "")  # a member of the runtime whose reason is on the next line
   foreach(line IN LISTS lines)
     if(line MATCHES "^Archive member included")
       set(in_section TRUE)
-    elseif(in_section AND line MATCHES "^[A-Z]")
+    elseif(NOT in_section)
+    elseif(line MATCHES "^(Discarded input sections|As-needed library|Allocating common|Memory Configuration|Linker script)")
       break()
-    elseif(take_reason)
-      string(STRIP "${line}" reason)
-      string(APPEND members " needed by ${reason}")
-      set(take_reason FALSE)
-    elseif(in_section AND line MATCHES "^[^ ].*(stdc|supc)\\+\\+[^/]*\\.a\\(")
-      math(EXPR count "${count} + 1")
-      if(count LESS_EQUAL 12)
-        string(REGEX REPLACE "[ \t].*" "" member "${line}")  # (the reason may follow on the same line)
-        string(APPEND members "\n  ${member}")
-        set(take_reason TRUE)
+    elseif(line MATCHES "^[ \t]+([^ \t].*)$")
+      if(NOT member STREQUAL "")
+        string(APPEND members "\n  ${member} needed by ${CMAKE_MATCH_1}")
+        set(member "")
+      endif()
+    elseif(line MATCHES "^([^ \t]+)[ \t]*(.*)$")
+      set(name ${CMAKE_MATCH_1})
+      set(reason "${CMAKE_MATCH_2}")
+      set(member "")
+      if(name MATCHES "(stdc|supc)\\+\\+[^/]*\\.a\\(")
+        math(EXPR count "${count} + 1")
+        if(count GREATER 12)
+        elseif(reason STREQUAL "")
+          set(member ${name})
+        else()
+          string(APPEND members "\n  ${name} needed by ${reason}")
+        endif()
       endif()
     endif()
   endforeach()
