@@ -20,10 +20,13 @@
 # TIMEOUT seconds per run (default 120), MPIRUN (default mpirun),
 # MPIRUN_FLAGS (default --allow-run-as-root --oversubscribe --bind-to none),
 # NO_MPI=1 to skip the MPI rows; PYTHON_PACKAGE=<installed Iris package> adds the
-# row python_check: scripts/python-check.sh against it (iris_torch built and its
-# tests run on RANKS, PYTHON_TIMEOUT seconds per run, default 300; the row's
-# limit PYTHON_CHECK_LIMIT, default 3600). Logs go to $BUILD_DIR/gpu-check/.
+# MPI row python_check: scripts/python-check.sh against it (iris_torch built and
+# its tests run on RANKS, PYTHON_TIMEOUT seconds per run, default 300; the row's
+# limit PYTHON_CHECK_LIMIT, default 7200). That row alone needs more than the
+# GPU driver: cmake and ninja, nvcc and a C++ compiler, and a python3 whose torch
+# has CUDA (python-check.sh says what it lacks). Logs go to $BUILD_DIR/gpu-check/.
 set -uo pipefail
+package=${PYTHON_PACKAGE:+$(realpath -m "$PYTHON_PACKAGE")}  # (the caller's folder, before the cd)
 cd "$(dirname "$0")/.." || exit 2
 
 build=${BUILD_DIR:-build}
@@ -164,11 +167,12 @@ fi
 # iris_torch, built against the installed Iris package PYTHON_PACKAGE names and
 # the python3 on PATH (whose torch has CUDA), and its tests on the same ranks:
 # scripts/python-check.sh, whose own table is in this row's log.
-if [ -n "${PYTHON_PACKAGE:-}" ]; then
+# (Its tests run under mpirun: skipped with the other MPI rows.)
+if [ -n "$package" ] && [ "${NO_MPI:-0}" != 1 ]; then
   check_limit=$limit
-  limit=${PYTHON_CHECK_LIMIT:-3600}
+  limit=${PYTHON_CHECK_LIMIT:-7200}
   run python_check mpi "$(tr ' ' ',' <<< "$ranks_list")" env RANKS="$ranks_list" TIMEOUT="${PYTHON_TIMEOUT:-300}" \
-    scripts/python-check.sh "$PYTHON_PACKAGE" "$logs/python"
+    MPIRUN="$mpirun" MPIRUN_FLAGS="${mpirun_flags[*]}" scripts/python-check.sh "$package" "$logs/python"
   limit=$check_limit
 fi
 
