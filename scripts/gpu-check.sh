@@ -169,11 +169,10 @@ fi
 # scripts/python-check.sh, whose own table is in this row's log.
 # (Its tests run under mpirun: skipped with the other MPI rows.)
 if [ -n "$package" ] && [ "${NO_MPI:-0}" != 1 ]; then
-  check_limit=$limit
-  limit=${PYTHON_CHECK_LIMIT:-7200}
-  run python_check mpi "$(tr ' ' ',' <<< "$ranks_list")" env RANKS="$ranks_list" TIMEOUT="${PYTHON_TIMEOUT:-300}" \
-    MPIRUN="$mpirun" MPIRUN_FLAGS="${mpirun_flags[*]}" scripts/python-check.sh "$package" "$logs/python"
-  limit=$check_limit
+  # (limit: run's, for this call only)
+  limit=${PYTHON_CHECK_LIMIT:-7200} run python_check mpi "$(tr ' ' ',' <<< "$ranks_list")" \
+    env RANKS="$ranks_list" TIMEOUT="${PYTHON_TIMEOUT:-300}" MPIRUN="$mpirun" MPIRUN_FLAGS="${mpirun_flags[*]}" \
+    scripts/python-check.sh "$package" "$logs/python"
 fi
 
 echo
