@@ -21,6 +21,10 @@ __all__ = ["init", "finalize", "rank", "world_size", "device", "empty"]
 # torch.distributed; destroyed by finalize (gloo's threads left at exit may end
 # the process with "terminate called without an active exception").
 _group = None
+# The joined world's size, kept here too so that torch.compile traces
+# world_size() (a Python global it guards on) instead of breaking the graph at
+# a call into _C; None outside the world.
+_world_size = None
 
 
 def init(heap_bytes=1 << 30):
@@ -31,12 +35,13 @@ def init(heap_bytes=1 << 30):
     made of it (they must run on one host). Otherwise the world is the mpirun
     job's. On a GPU build the rank's GPU (its rank on the host modulo the GPUs)
     becomes torch's current device."""
-    global _group
+    global _group, _world_size
     if dist.is_available() and dist.is_initialized():
         _group = dist.new_group(backend="gloo")
         _C.init_through(heap_bytes, dist.get_rank(), dist.get_world_size(), _allgather_over(_group))
     else:
         _C.init(heap_bytes)
+    _world_size = _C.world_size()
     if device().type == "cuda":
         torch.cuda.set_device(device())
 
@@ -56,7 +61,8 @@ def _allgather_over(group):
 
 def finalize():
     """Leaves the world (collective); the heap's tensors must not be used afterwards."""
-    global _group
+    global _group, _world_size
+    _world_size = None
     _C.finalize()
     if _group is not None:
         dist.destroy_process_group(_group)
@@ -68,7 +74,11 @@ def rank():
 
 
 def world_size():
-    return _C.world_size()
+    """The number of ranks: what the operators whose output's shape depends on it
+    take as world_size when torch traces them (docs/python.md)."""
+    if _world_size is None:
+        return _C.world_size()  # (raises: not in a world)
+    return _world_size
 
 
 def device():

@@ -25,13 +25,22 @@
 //
 // Each operator also has a Meta kernel, which gives the output's shape and
 // dtype without running anything (torch's meta tensors, for tracing): from
-// the same functions of the shapes, with the world size of the joined world.
+// the same functions of the shapes.
+//
+// The operators whose output's shape depends on the world size take it as an
+// argument, world_size, as torch's functional collectives take group_size:
+// optional when they run, required when they are traced. A traced graph then
+// holds it, and torch.compile's caches, which know a graph by its operators
+// and inputs alone (and are shared by every run of a user), never hand a
+// program compiled for one number of ranks to a run with another.
 #include <torch/extension.h>
 #include <torch/library.h>
+#include <torch/version.h>
 
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -90,6 +99,32 @@ void check_collective_input(const char* op, const at::Tensor& input) {
   with_ccl_element(op, input.scalar_type(), [](auto) {});
 }
 
+// The C++ type of an `int?` argument: c10's own optional before torch 2.4,
+// std::optional from then on.
+#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4)
+using OptionalInt = std::optional<std::int64_t>;
+#else
+using OptionalInt = c10::optional<std::int64_t>;
+#endif
+
+// The world size of a call that runs: the joined world's, which `given` (the
+// caller's world_size argument, if any) must match.
+int running_world_size(const char* op, const OptionalInt& given) {
+  const int world = iris_torch::world_size(op);
+  TORCH_CHECK(!given.has_value() || *given == world, op, ": world_size is ", given.value_or(0), ", but the world has ",
+              world, " ranks");
+  return world;
+}
+
+// The world size of a traced call (a Meta kernel): the caller's, which it must give.
+int traced_world_size(const char* op, const OptionalInt& given) {
+  TORCH_CHECK(given.has_value(), op,
+              ": traced without world_size; its output's shape depends on the world size, which the traced graph must "
+              "hold: pass world_size=iris_torch.world_size()");
+  TORCH_CHECK(*given >= 1, op, ": world_size must be positive, not ", *given);
+  return static_cast<int>(*given);
+}
+
 template <class T>
 T* data(const at::Tensor& t) {
   return static_cast<T*>(t.data_ptr());
@@ -143,10 +178,10 @@ at::Tensor all_reduce(const at::Tensor& input, const std::string& op_name) {
 }
 
 // output = the ranks' inputs, one after the other along the first dimension.
-at::Tensor all_gather(const at::Tensor& input) {
+at::Tensor all_gather(const at::Tensor& input, OptionalInt world_size) {
   constexpr const char* op = "iris.all_gather";
   check_collective_input(op, input);
-  const std::vector<std::int64_t> sizes = gathered_sizes(op, input, iris_torch::world_size(op));
+  const std::vector<std::int64_t> sizes = gathered_sizes(op, input, running_world_size(op, world_size));
   const auto count = static_cast<std::size_t>(c10::multiply_integers(sizes));  // the output's, as ccl counts
   return collective(op, input, sizes, [&](iris::Workspace& ws, const auto* in, auto* out) {
     iris::ccl::all_gather(ws, in, out, count, current_stream());
@@ -154,11 +189,11 @@ at::Tensor all_gather(const at::Tensor& input) {
 }
 
 // Rank r's output = block r (of the first dimension) of the ranks' inputs, reduced.
-at::Tensor reduce_scatter(const at::Tensor& input, const std::string& op_name) {
+at::Tensor reduce_scatter(const at::Tensor& input, const std::string& op_name, OptionalInt world_size) {
   constexpr const char* op = "iris.reduce_scatter";
   check_collective_input(op, input);
   const iris::ccl::Op reduce = reduction(op, op_name);
-  const std::vector<std::int64_t> sizes = block_sizes(op, input, iris_torch::world_size(op));
+  const std::vector<std::int64_t> sizes = block_sizes(op, input, running_world_size(op, world_size));
   const auto count = static_cast<std::size_t>(input.numel());
   return collective(op, input, sizes, [&](iris::Workspace& ws, const auto* in, auto* out) {
     iris::ccl::reduce_scatter(ws, in, out, count, reduce, current_stream());
@@ -211,13 +246,14 @@ using Fused = void (*)(iris::Workspace&, const iris::bfloat16*, const iris::bflo
 
 // c (c_rows × c_cols) = the operation `fused` of a and b, of the global sizes m, n, k
 // (what `sizes` makes of a, b and the world size).
-at::Tensor fused(const char* op, Fused operation, const at::Tensor& a, const at::Tensor& b,
+at::Tensor fused(const char* op, Fused operation, const at::Tensor& a, const at::Tensor& b, OptionalInt world_size,
                  FusedSizes (*sizes)(const at::Tensor&, const at::Tensor&, std::int64_t)) {
   check_matrices(op, a, b);
+  const int world = running_world_size(op, world_size);
   return on_rank(op, [&](iris::Rank& rank, iris::Workspace& ws) {
     require_on_heap(rank, op, "a", a);
     require_on_heap(rank, op, "b", b);
-    const auto [m, n, k, c_rows, c_cols] = sizes(a, b, rank.world_size());
+    const auto [m, n, k, c_rows, c_cols] = sizes(a, b, world);
     at::Tensor c = heap_tensor(rank, {c_rows, c_cols}, at::kBFloat16);
     iris::ccl::barrier(ws, current_stream());
     operation(ws, data<iris::bfloat16>(a), data<iris::bfloat16>(b), data<iris::bfloat16>(c), static_cast<int>(m),
@@ -244,18 +280,21 @@ FusedSizes gather_sizes(const at::Tensor& a, const at::Tensor& b, std::int64_t w
   return {a.size(0) * world, b.size(1), a.size(1), a.size(0) * world, b.size(1)};
 }
 
-at::Tensor matmul_all_scatter(const at::Tensor& a, const at::Tensor& b) {
-  return fused("iris.matmul_all_scatter", &iris::ops::matmul_all_scatter<iris::bfloat16>, a, b, &all_scatter_sizes);
+at::Tensor matmul_all_scatter(const at::Tensor& a, const at::Tensor& b, OptionalInt world_size) {
+  return fused("iris.matmul_all_scatter", &iris::ops::matmul_all_scatter<iris::bfloat16>, a, b, world_size,
+               &all_scatter_sizes);
 }
 at::Tensor matmul_all_reduce(const at::Tensor& a, const at::Tensor& b) {
-  return fused("iris.matmul_all_reduce", &iris::ops::matmul_all_reduce<iris::bfloat16>, a, b, &all_reduce_sizes);
+  return fused("iris.matmul_all_reduce", &iris::ops::matmul_all_reduce<iris::bfloat16>, a, b, OptionalInt{},
+               &all_reduce_sizes);
 }
-at::Tensor matmul_reduce_scatter(const at::Tensor& a, const at::Tensor& b) {
-  return fused("iris.matmul_reduce_scatter", &iris::ops::matmul_reduce_scatter<iris::bfloat16>, a, b,
+at::Tensor matmul_reduce_scatter(const at::Tensor& a, const at::Tensor& b, OptionalInt world_size) {
+  return fused("iris.matmul_reduce_scatter", &iris::ops::matmul_reduce_scatter<iris::bfloat16>, a, b, world_size,
                &reduce_scatter_sizes);
 }
-at::Tensor all_gather_matmul(const at::Tensor& a, const at::Tensor& b) {
-  return fused("iris.all_gather_matmul", &iris::ops::all_gather_matmul<iris::bfloat16>, a, b, &gather_sizes);
+at::Tensor all_gather_matmul(const at::Tensor& a, const at::Tensor& b, OptionalInt world_size) {
+  return fused("iris.all_gather_matmul", &iris::ops::all_gather_matmul<iris::bfloat16>, a, b, world_size,
+               &gather_sizes);
 }
 
 // ---------------------------------------------------------------- Meta kernels
@@ -267,18 +306,20 @@ at::Tensor all_reduce_meta(const at::Tensor& input, const std::string& op_name) 
   reduction("iris.all_reduce", op_name);
   return meta_like(input, input.sizes());
 }
-at::Tensor all_gather_meta(const at::Tensor& input) {
-  check_collective_input("iris.all_gather", input);
-  return meta_like(input, gathered_sizes("iris.all_gather", input, iris_torch::world_size("iris.all_gather")));
+at::Tensor all_gather_meta(const at::Tensor& input, OptionalInt world_size) {
+  constexpr const char* op = "iris.all_gather";
+  check_collective_input(op, input);
+  return meta_like(input, gathered_sizes(op, input, traced_world_size(op, world_size)));
 }
-at::Tensor reduce_scatter_meta(const at::Tensor& input, const std::string& op_name) {
-  check_collective_input("iris.reduce_scatter", input);
-  reduction("iris.reduce_scatter", op_name);
-  return meta_like(input, block_sizes("iris.reduce_scatter", input, iris_torch::world_size("iris.reduce_scatter")));
+at::Tensor reduce_scatter_meta(const at::Tensor& input, const std::string& op_name, OptionalInt world_size) {
+  constexpr const char* op = "iris.reduce_scatter";
+  check_collective_input(op, input);
+  reduction(op, op_name);
+  return meta_like(input, block_sizes(op, input, traced_world_size(op, world_size)));
 }
+// (all_to_all's output has its input's shape: the split into blocks is checked when it runs)
 at::Tensor all_to_all_meta(const at::Tensor& input) {
   check_collective_input("iris.all_to_all", input);
-  block_sizes("iris.all_to_all", input, iris_torch::world_size("iris.all_to_all"));
   return meta_like(input, input.sizes());
 }
 at::Tensor broadcast_meta(const at::Tensor& input, std::int64_t) {
@@ -286,10 +327,10 @@ at::Tensor broadcast_meta(const at::Tensor& input, std::int64_t) {
   return meta_like(input, input.sizes());
 }
 
-at::Tensor fused_meta(const char* op, const at::Tensor& a, const at::Tensor& b,
+at::Tensor fused_meta(const char* op, const at::Tensor& a, const at::Tensor& b, int world,
                       FusedSizes (*sizes)(const at::Tensor&, const at::Tensor&, std::int64_t)) {
   check_matrices(op, a, b);
-  const FusedSizes s = sizes(a, b, iris_torch::world_size(op));
+  const FusedSizes s = sizes(a, b, world);
   return meta_like(a, {s.c_rows, s.c_cols});
 }
 
@@ -298,14 +339,14 @@ at::Tensor fused_meta(const char* op, const at::Tensor& a, const at::Tensor& b,
 TORCH_LIBRARY(iris, m) {
   m.def("empty(int[] size, ScalarType dtype) -> Tensor", &empty);
   m.def("all_reduce(Tensor input, str op='sum') -> Tensor");
-  m.def("all_gather(Tensor input) -> Tensor");
-  m.def("reduce_scatter(Tensor input, str op='sum') -> Tensor");
+  m.def("all_gather(Tensor input, int? world_size=None) -> Tensor");
+  m.def("reduce_scatter(Tensor input, str op='sum', int? world_size=None) -> Tensor");
   m.def("all_to_all(Tensor input) -> Tensor");
   m.def("broadcast(Tensor input, int root) -> Tensor");
-  m.def("matmul_all_scatter(Tensor a, Tensor b) -> Tensor");
+  m.def("matmul_all_scatter(Tensor a, Tensor b, int? world_size=None) -> Tensor");
   m.def("matmul_all_reduce(Tensor a, Tensor b) -> Tensor");
-  m.def("matmul_reduce_scatter(Tensor a, Tensor b) -> Tensor");
-  m.def("all_gather_matmul(Tensor a, Tensor b) -> Tensor");
+  m.def("matmul_reduce_scatter(Tensor a, Tensor b, int? world_size=None) -> Tensor");
+  m.def("all_gather_matmul(Tensor a, Tensor b, int? world_size=None) -> Tensor");
 }
 
 TORCH_LIBRARY_IMPL(iris, IRIS_TORCH_HEAP_KEY, m) {
@@ -326,17 +367,21 @@ TORCH_LIBRARY_IMPL(iris, Meta, m) {
   m.impl("reduce_scatter", &reduce_scatter_meta);
   m.impl("all_to_all", &all_to_all_meta);
   m.impl("broadcast", &broadcast_meta);
-  m.impl("matmul_all_scatter", [](const at::Tensor& a, const at::Tensor& b) {
-    return fused_meta("iris.matmul_all_scatter", a, b, &all_scatter_sizes);
+  m.impl("matmul_all_scatter", [](const at::Tensor& a, const at::Tensor& b, OptionalInt world_size) {
+    constexpr const char* op = "iris.matmul_all_scatter";
+    return fused_meta(op, a, b, traced_world_size(op, world_size), &all_scatter_sizes);
   });
+  // (its output's shape does not depend on the world size: any will do)
   m.impl("matmul_all_reduce", [](const at::Tensor& a, const at::Tensor& b) {
-    return fused_meta("iris.matmul_all_reduce", a, b, &all_reduce_sizes);
+    return fused_meta("iris.matmul_all_reduce", a, b, 1, &all_reduce_sizes);
   });
-  m.impl("matmul_reduce_scatter", [](const at::Tensor& a, const at::Tensor& b) {
-    return fused_meta("iris.matmul_reduce_scatter", a, b, &reduce_scatter_sizes);
+  m.impl("matmul_reduce_scatter", [](const at::Tensor& a, const at::Tensor& b, OptionalInt world_size) {
+    constexpr const char* op = "iris.matmul_reduce_scatter";
+    return fused_meta(op, a, b, traced_world_size(op, world_size), &reduce_scatter_sizes);
   });
-  m.impl("all_gather_matmul", [](const at::Tensor& a, const at::Tensor& b) {
-    return fused_meta("iris.all_gather_matmul", a, b, &gather_sizes);
+  m.impl("all_gather_matmul", [](const at::Tensor& a, const at::Tensor& b, OptionalInt world_size) {
+    constexpr const char* op = "iris.all_gather_matmul";
+    return fused_meta(op, a, b, traced_world_size(op, world_size), &gather_sizes);
   });
 }
 

@@ -59,6 +59,8 @@ def check_collectives(me, world):
                            ("min", lambda t: t.amin(0))):
             expect_equal(f"all_reduce {op} {dtype}", torch.ops.iris.all_reduce(mine, op), reduce(stacked))
         expect_equal(f"all_gather {dtype}", torch.ops.iris.all_gather(mine), torch.cat(every))
+        expect_equal(f"all_gather {dtype}, world_size given", torch.ops.iris.all_gather(mine, world_size=world),
+                     torch.cat(every))
         block = rows // world
         expect_equal(f"reduce_scatter {dtype}", torch.ops.iris.reduce_scatter(mine, "sum"),
                      stacked.sum(0, dtype=dtype)[me * block:(me + 1) * block])
@@ -107,22 +109,32 @@ def check_meta(me, world):
     every = [torch.zeros(rows, 3, dtype=torch.int64) for _ in range(world)]
     x = meta(rows, 3, dtype=torch.int64)
     expect_like("all_reduce", torch.ops.iris.all_reduce(x, "max"), every[0])
-    expect_like("all_gather", torch.ops.iris.all_gather(x), torch.cat(every))
-    expect_like("reduce_scatter", torch.ops.iris.reduce_scatter(x, "sum"), every[0].chunk(world)[me])
+    # (the operators whose output's shape depends on the world size are traced with it)
+    expect_like("all_gather", torch.ops.iris.all_gather(x, world), torch.cat(every))
+    expect_like("reduce_scatter", torch.ops.iris.reduce_scatter(x, "sum", world), every[0].chunk(world)[me])
     expect_like("all_to_all", torch.ops.iris.all_to_all(x), every[0])
     expect_like("broadcast", torch.ops.iris.broadcast(x, 0), every[0])
     m, n, k = 8 * world, 4 * world, 2 * world
     product = torch.zeros(m, k, dtype=bf16) @ torch.zeros(k, n, dtype=bf16)
-    expect_like("matmul_all_scatter", torch.ops.iris.matmul_all_scatter(meta(m, k, dtype=bf16), meta(k, n // world, dtype=bf16)),
-                product)
+    expect_like("matmul_all_scatter",
+                torch.ops.iris.matmul_all_scatter(meta(m, k, dtype=bf16), meta(k, n // world, dtype=bf16), world), product)
     a_cols, b_rows = meta(m, k // world, dtype=bf16), meta(k // world, n, dtype=bf16)
     expect_like("matmul_all_reduce", torch.ops.iris.matmul_all_reduce(a_cols, b_rows), product)
-    expect_like("matmul_reduce_scatter", torch.ops.iris.matmul_reduce_scatter(a_cols, b_rows), product.chunk(world)[me])
-    expect_like("all_gather_matmul", torch.ops.iris.all_gather_matmul(meta(m // world, k, dtype=bf16), meta(k, n, dtype=bf16)),
-                product)
+    expect_like("matmul_reduce_scatter", torch.ops.iris.matmul_reduce_scatter(a_cols, b_rows, world),
+                product.chunk(world)[me])
+    expect_like("all_gather_matmul",
+                torch.ops.iris.all_gather_matmul(meta(m // world, k, dtype=bf16), meta(k, n, dtype=bf16), world), product)
     if world > 1:  # (every row count splits among one rank)
-        expect_error("meta rows not split", lambda: torch.ops.iris.reduce_scatter(meta(rows + 1, 3)),
+        expect_error("meta rows not split", lambda: torch.ops.iris.reduce_scatter(meta(rows + 1, 3), "sum", world),
                      "iris.reduce_scatter", "multiple of the world size")
+    # Traced without the world size, whose value a compiled graph would not hold.
+    for op, call in (("all_gather", lambda: torch.ops.iris.all_gather(x)),
+                     ("reduce_scatter", lambda: torch.ops.iris.reduce_scatter(x)),
+                     ("matmul_all_scatter", lambda: torch.ops.iris.matmul_all_scatter(a_cols, b_rows)),
+                     ("matmul_reduce_scatter", lambda: torch.ops.iris.matmul_reduce_scatter(a_cols, b_rows)),
+                     ("all_gather_matmul", lambda: torch.ops.iris.all_gather_matmul(a_cols, b_rows))):
+        expect_error(f"meta {op} without world_size", call, f"iris.{op}: traced without world_size")
+    expect_error("meta world_size 0", lambda: torch.ops.iris.all_gather(x, 0), "iris.all_gather: world_size must be positive")
 
 
 def check_tracing(me, world):
@@ -131,24 +143,27 @@ def check_tracing(me, world):
     # the traced program run on the heap is compared with torch's result.
     from torch.fx.experimental.proxy_tensor import make_fx
 
-    def program(x):
-        return torch.ops.iris.all_gather(torch.ops.iris.all_reduce(x, "sum")) * 2
+    def program(x, world: int):
+        return torch.ops.iris.all_gather(torch.ops.iris.all_reduce(x, "sum"), world) * 2
+
+    def program_asking_the_world(x):  # what a user compiles: world_size() is traced, not a graph break
+        return torch.ops.iris.all_gather(torch.ops.iris.all_reduce(x, "sum"), iris_torch.world_size()) * 2
 
     every = [inputs(300 + r, (2, 3)) for r in range(world)]
     expected = torch.cat([torch.stack(every).sum(0)] * world) * 2
     x = on_heap(every[me])
-    expect_equal("torch.fx.symbolic_trace", torch.fx.symbolic_trace(program)(x), expected)
-    expect_equal("torch.jit.script", torch.jit.script(program)(x), expected)
-    traced = make_fx(program, tracing_mode="fake")(torch.empty(2, 3))
+    expect_equal("torch.fx.symbolic_trace", torch.fx.symbolic_trace(program)(x, world), expected)
+    expect_equal("torch.jit.script", torch.jit.script(program)(x, world), expected)
+    traced = make_fx(program, tracing_mode="fake")(torch.empty(2, 3), world)
     targets = [str(node.target) for node in traced.graph.nodes]
     global checks
     checks += 1
     if "iris.all_reduce.default" not in targets or "iris.all_gather.default" not in targets:
         raise AssertionError(f"make_fx (fake): the graph lacks the iris operators: {targets}")
     if compiles():  # dynamo, whole (no graph break), then AOT with fake tensors
-        expect_equal("torch.compile (aot_eager)", torch.compile(program, backend="aot_eager", fullgraph=True)(x),
+        expect_equal("torch.compile (aot_eager)", torch.compile(program, backend="aot_eager", fullgraph=True)(x, world),
                      expected)
-        expect_equal("torch.compile (inductor)", torch.compile(program, fullgraph=True)(x), expected)
+        expect_equal("torch.compile (inductor)", torch.compile(program_asking_the_world, fullgraph=True)(x), expected)
 
 
 def compiles():
@@ -197,6 +212,12 @@ def check_errors(world):
                  "iris.matmul_all_scatter", "a has dtype Float", "bfloat16")
     expect_error("collective dtype", lambda: torch.ops.iris.all_gather(iris_torch.empty(4, torch.float64)),
                  "iris.all_gather", "dtype Double")
+    expect_error("world_size not the world's", lambda: torch.ops.iris.all_gather(iris_torch.empty(4), world_size=world + 1),
+                 "iris.all_gather", f"world_size is {world + 1}, but the world has {world} ranks")
+    expect_error("fused world_size not the world's",
+                 lambda: torch.ops.iris.all_gather_matmul(iris_torch.empty((4, 4), torch.bfloat16),
+                                                          iris_torch.empty((4, 4), torch.bfloat16), world + 1),
+                 "iris.all_gather_matmul", f"world_size is {world + 1}, but the world has {world} ranks")
     if world > 1:
         expect_error("rows not split", lambda: torch.ops.iris.reduce_scatter(iris_torch.empty((4 * world + 1, 2))),
                      "iris.reduce_scatter", "multiple of the world size")
