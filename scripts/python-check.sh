@@ -4,7 +4,7 @@
 # Debian's pybind11-dev), then runs its tests under mpirun with 1, 2
 # and 4 ranks, and test_ops.py also joined through torch.distributed (gloo;
 # the processes started by python/tests/launch.py, as torchrun starts them),
-# and prints a pass/fail table. Where torch has CUDA, the package
+# then the example of docs/python.md on 4 ranks, and prints a pass/fail table. Where torch has CUDA, the package
 # is built for the GPU target (CUDA tensors; the Iris package must have it) and
 # the ranks share the machine's GPUs; else for the CPU. A GPU machine gets the
 # package from scripts/package-bundle.sh (docs/gpu.md); here it is
@@ -82,6 +82,8 @@ done
 for ranks in $ranks_list; do
   run own_kernel "$ranks" python/tests/test_own_kernel.py
 done
+# The example of docs/python.md, on the 4 ranks the page runs it with, printing what the page shows.
+run docs_example 4 python/tests/docs_example.py docs/python.md
 if [ "$failed" -eq 0 ]; then
   echo "python-check: all ${#rows[@]} runs passed"
   exit 0
