@@ -347,7 +347,7 @@ class Printer {
     out_ << template_head(f, true);
     out_ << fmt::format("struct {} {{\n", f.cpp_name);
     dynamic_shared_bytes(f);
-    out_ << fmt::format("  IRIS_DEVICE static void run({}) ", params(f));
+    out_ << fmt::format("  IRIS_KERNEL_RUN static void run({}) ", params(f));
     std::string span;
     if (trace_) {
       span = fmt::format("iris::TraceScope iris_trace_kernel{{iris_program, iris::TraceKind::kernel, iris_trace_file, {}}};\n",

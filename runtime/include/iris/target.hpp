@@ -8,10 +8,16 @@
 #define IRIS_GPU 1
 #define IRIS_HD __host__ __device__
 #define IRIS_DEVICE __device__
+// A kernel's run(), which only its __global__ entry calls (launch_gpu.hpp's
+// kernel_entry): always inlined there. Left to nvcc, a large one (a fused
+// kernel built with TRACE) stays out of line, and ptxas then serialises its
+// wgmma instructions at the call (its warning C7510).
+#define IRIS_KERNEL_RUN __device__ __forceinline__
 #else
 #define IRIS_GPU 0
 #define IRIS_HD
 #define IRIS_DEVICE
+#define IRIS_KERNEL_RUN
 // HIP's qualifiers mean nothing on the CPU target: defined empty, a header of
 // __device__ helpers that .iris code imports compiles with any C++ compiler.
 #ifndef __host__
