@@ -209,8 +209,7 @@ def main():
               f"ms per call, of one call and of a burst of {args.burst}\n")
         print("| operation | ours, one | torch, one | ours / torch | ours, burst | torch, burst | ours / torch |")
         print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
-        for name, *times in rows:
-            ours_1, peer_1, ratio_1, ours_n, peer_n, ratio_n = times
+        for name, ours_1, peer_1, ratio_1, ours_n, peer_n, ratio_n in rows:
             print(f"| {name} | {ours_1 * 1e3:.3f} | {peer_1 * 1e3:.3f} | {ratio_1:.3f} | {ours_n * 1e3:.3f} | "
                   f"{peer_n * 1e3:.3f} | {ratio_n:.3f} |")
     dist.destroy_process_group()

@@ -327,10 +327,10 @@ at::Tensor broadcast_meta(const at::Tensor& input, std::int64_t) {
   return meta_like(input, input.sizes());
 }
 
-at::Tensor fused_meta(const char* op, const at::Tensor& a, const at::Tensor& b, int world,
+at::Tensor fused_meta(const char* op, const at::Tensor& a, const at::Tensor& b, OptionalInt world_size,
                       FusedSizes (*sizes)(const at::Tensor&, const at::Tensor&, std::int64_t)) {
   check_matrices(op, a, b);
-  const FusedSizes s = sizes(a, b, world);
+  const FusedSizes s = sizes(a, b, traced_world_size(op, world_size));
   return meta_like(a, {s.c_rows, s.c_cols});
 }
 
@@ -368,20 +368,17 @@ TORCH_LIBRARY_IMPL(iris, Meta, m) {
   m.impl("all_to_all", &all_to_all_meta);
   m.impl("broadcast", &broadcast_meta);
   m.impl("matmul_all_scatter", [](const at::Tensor& a, const at::Tensor& b, OptionalInt world_size) {
-    constexpr const char* op = "iris.matmul_all_scatter";
-    return fused_meta(op, a, b, traced_world_size(op, world_size), &all_scatter_sizes);
+    return fused_meta("iris.matmul_all_scatter", a, b, world_size, &all_scatter_sizes);
   });
   // (its output's shape does not depend on the world size: any will do)
   m.impl("matmul_all_reduce", [](const at::Tensor& a, const at::Tensor& b) {
-    return fused_meta("iris.matmul_all_reduce", a, b, 1, &all_reduce_sizes);
+    return fused_meta("iris.matmul_all_reduce", a, b, OptionalInt{1}, &all_reduce_sizes);
   });
   m.impl("matmul_reduce_scatter", [](const at::Tensor& a, const at::Tensor& b, OptionalInt world_size) {
-    constexpr const char* op = "iris.matmul_reduce_scatter";
-    return fused_meta(op, a, b, traced_world_size(op, world_size), &reduce_scatter_sizes);
+    return fused_meta("iris.matmul_reduce_scatter", a, b, world_size, &reduce_scatter_sizes);
   });
   m.impl("all_gather_matmul", [](const at::Tensor& a, const at::Tensor& b, OptionalInt world_size) {
-    constexpr const char* op = "iris.all_gather_matmul";
-    return fused_meta(op, a, b, traced_world_size(op, world_size), &gather_sizes);
+    return fused_meta("iris.all_gather_matmul", a, b, world_size, &gather_sizes);
   });
 }
 

@@ -24,8 +24,9 @@ def blocks_of(page):
     """(the example's code, the output shown after it), from the page's text."""
     section = page[page.index("\n## Example\n"):]
     fences = re.findall(r"```(\w*)\n(.*?)```", section, re.S)
-    code = next(body for lang, body in fences if lang == "python")
-    shown = next(body for lang, body in fences[fences.index(("python", code)) + 1:] if lang == "")
+    first = next(i for i, (lang, _) in enumerate(fences) if lang == "python")
+    code = fences[first][1]
+    shown = next(body for lang, body in fences[first + 1:] if lang == "")
     # the shown block starts with the command that ran it
     return code, [line for line in shown.splitlines() if not line.startswith("$ ")]
 
