@@ -350,8 +350,9 @@ class Printer {
     out_ << fmt::format("  IRIS_KERNEL_RUN static void run({}) ", params(f));
     std::string span;
     if (trace_) {
-      span = fmt::format("iris::TraceScope iris_trace_kernel{{iris_program, iris::TraceKind::kernel, iris_trace_file, {}}};\n",
-                         sources_.getLineAndColumn(f.loc).first);
+      span = fmt::format(
+          "iris::TraceScope<iris_trace_file, {}> iris_trace_kernel{{iris_program, iris::TraceKind::kernel, {}}};\n",
+          traces_++, sources_.getLineAndColumn(f.loc).first);
     }
     block(f.body, 1, span);
     out_ << "\n\n";
@@ -511,7 +512,7 @@ class Printer {
           writes_memory({b->stmts.begin() + static_cast<std::ptrdiff_t>(i) + 1, b->stmts.end()})) {
         in_epilogue = true;
         indent(depth + 1);
-        out_ << fmt::format("iris::TraceScope iris_trace_{}{{iris_program, iris::TraceKind::epilogue, iris_trace_file, {}}};\n",
+        out_ << fmt::format("iris::TraceScope<iris_trace_file, {0}> iris_trace_{0}{{iris_program, iris::TraceKind::epilogue, {1}}};\n",
                             traces_++, sources_.getLineAndColumn(b->stmts[i + 1]->loc).first);
       }
     }
@@ -525,7 +526,8 @@ class Printer {
   void traced_stmt(const TirStmt* s, int depth) {
     const TirValue* access = trace_ ? traced_operation(*s) : nullptr;
     if (!access && !(trace_ && is_dot_loop(*s))) return stmt(s, depth);
-    const std::string span = fmt::format("iris_trace_{}", traces_++);
+    const int span_number = traces_++;
+    const std::string span = fmt::format("iris_trace_{}", span_number);
     std::string kind = "dot_loop", pointer, signalled;
     unsigned line = sources_.getLineAndColumn(s->loc).first;
     // An operand, evaluated once into a variable that the span reads too.
@@ -546,7 +548,7 @@ class Printer {
       if (access->op == TirOp::PutSignal) signalled = hold(access->operands[4], "value");
     }
     indent(depth);
-    out_ << fmt::format("iris::TraceSpan {}{{iris_program}};\n", span);
+    out_ << fmt::format("iris::TraceSpan<iris_trace_file, {}> {}{{iris_program}};\n", span_number, span);
     stmt(s, depth);
     // What the span shows: the value a wait saw, a signal's peer and value,
     // an access's peer; as lambdas, which only a recorded span calls.
@@ -558,7 +560,7 @@ class Printer {
       what = fmt::format(", {}, [&] {{ return static_cast<std::int64_t>({}); }}", peer, signalled);
     else if (!pointer.empty()) what = ", " + peer;
     indent(depth);
-    out_ << fmt::format("{}.end(iris::TraceKind::{}, iris_trace_file, {}{});\n", span, kind, line, what);
+    out_ << fmt::format("{}.end(iris::TraceKind::{}, {}{});\n", span, kind, line, what);
     named_.clear();
   }
 
