@@ -273,6 +273,8 @@ FusedSizes all_reduce_sizes(const at::Tensor& a, const at::Tensor& b, std::int64
 }
 // c = A × B, K split (a: m × k/W, b: k/W × n); rank r gets its rows r·m/W .. of the sum.
 FusedSizes reduce_scatter_sizes(const at::Tensor& a, const at::Tensor& b, std::int64_t world) {
+  TORCH_CHECK(a.size(0) % world == 0, "iris.matmul_reduce_scatter: a's rows (", a.size(0),
+              ") must be a multiple of the world size ", world, ": every rank gets rows / ", world, " of c");
   return {a.size(0), b.size(1), a.size(1) * world, a.size(0) / world, b.size(1)};
 }
 // c = all_gather(A) × b (a: this rank's m/W × k rows, b: k × n); every rank gets all of c (m × n).

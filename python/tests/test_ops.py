@@ -127,6 +127,9 @@ def check_meta(me, world):
     if world > 1:  # (every row count splits among one rank)
         expect_error("meta rows not split", lambda: torch.ops.iris.reduce_scatter(meta(rows + 1, 3), "sum", world),
                      "iris.reduce_scatter", "multiple of the world size")
+        expect_error("meta fused rows not split",
+                     lambda: torch.ops.iris.matmul_reduce_scatter(meta(m + 1, k // world, dtype=bf16), b_rows, world),
+                     "iris.matmul_reduce_scatter", "a's rows (%d) must be a multiple of the world size" % (m + 1))
     # Traced without the world size, whose value a compiled graph would not hold.
     for op, call in (("all_gather", lambda: torch.ops.iris.all_gather(x)),
                      ("reduce_scatter", lambda: torch.ops.iris.reduce_scatter(x)),
@@ -221,6 +224,10 @@ def check_errors(world):
     if world > 1:
         expect_error("rows not split", lambda: torch.ops.iris.reduce_scatter(iris_torch.empty((4 * world + 1, 2))),
                      "iris.reduce_scatter", "multiple of the world size")
+        expect_error("fused rows not split",
+                     lambda: torch.ops.iris.matmul_reduce_scatter(iris_torch.empty((4 * world + 1, 4), torch.bfloat16),
+                                                                  iris_torch.empty((4, 4), torch.bfloat16)),
+                     "iris.matmul_reduce_scatter", "must be a multiple of the world size")
 
 
 def main():
