@@ -351,7 +351,7 @@ class Printer {
     std::string span;
     if (trace_) {
       span = fmt::format(
-          "iris::TraceScope<iris_trace_file, {}> iris_trace_kernel{{iris_program, iris::TraceKind::kernel, {}}};\n",
+          "iris::TraceKernel<iris_trace_file, {}> iris_trace_kernel{{iris_program, {}}};\n",
           traces_++, sources_.getLineAndColumn(f.loc).first);
     }
     block(f.body, 1, span);

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <mutex>
 
@@ -95,9 +96,10 @@ std::optional<TraceSettings> trace_settings() {
 RankTrace take_trace(int rank, const TraceBuffer& buffer) {
   RankTrace trace;
   trace.rank = rank;
-  const unsigned long long kept = std::min(buffer.claimed, buffer.capacity);
-  trace.events.assign(buffer.events, buffer.events + kept);
-  trace.dropped = buffer.claimed - kept;
+  const unsigned long long claimed = std::min(buffer.claimed, buffer.capacity);
+  std::copy_if(buffer.events, buffer.events + claimed, std::back_inserter(trace.events),
+               [](const TraceEvent& e) { return e.end != 0; });  // a slot claimed and never filled
+  trace.dropped = buffer.dropped;
   return trace;
 }
 
@@ -105,7 +107,7 @@ HostTraceBuffers::HostTraceBuffers(int ranks, std::size_t events_per_rank)
     : storage_(static_cast<std::size_t>(ranks)), buffers_(static_cast<std::size_t>(ranks)) {
   for (std::size_t r = 0; r < buffers_.size(); ++r) {
     storage_[r].resize(events_per_rank);
-    buffers_[r] = TraceBuffer{storage_[r].data(), events_per_rank, 0};
+    buffers_[r] = TraceBuffer{storage_[r].data(), events_per_rank, 0, 0};  // (resize zeroed the events)
   }
 }
 

@@ -149,8 +149,10 @@ void World::create_heap(GpuRank& g) {
     void* trace = nullptr;
     IRIS_HIP(g.rank, g.device, hipMalloc(&trace, sizeof(TraceBuffer) + capacity * sizeof(TraceEvent)));
     g.trace = static_cast<TraceBuffer*>(trace);
-    const TraceBuffer header{reinterpret_cast<TraceEvent*>(g.trace + 1), capacity, 0};
+    const TraceBuffer header{reinterpret_cast<TraceEvent*>(g.trace + 1), capacity, 0, 0};
     IRIS_HIP(g.rank, g.device, hipMemcpy(g.trace, &header, sizeof header, hipMemcpyHostToDevice));
+    // A slot claimed and never filled must read as one (its end 0).
+    IRIS_HIP(g.rank, g.device, hipMemset(g.trace + 1, 0, capacity * sizeof(TraceEvent)));
     g.trace_clock_offset = trace_clock_offset(g.rank, g.device);
   }
 }
@@ -204,9 +206,9 @@ RankTrace World::take_trace(int r) {
   DeviceGuard on(g.device, r);
   TraceBuffer header{};
   IRIS_HIP(r, g.device, hipMemcpy(&header, g.trace, sizeof header, hipMemcpyDeviceToHost));
-  const unsigned long long kept = std::min(header.claimed, header.capacity);
-  std::vector<TraceEvent> events(kept);
-  IRIS_HIP(r, g.device, hipMemcpy(events.data(), g.trace + 1, kept * sizeof(TraceEvent), hipMemcpyDeviceToHost));
+  const unsigned long long claimed = std::min(header.claimed, header.capacity);
+  std::vector<TraceEvent> events(claimed);
+  IRIS_HIP(r, g.device, hipMemcpy(events.data(), g.trace + 1, claimed * sizeof(TraceEvent), hipMemcpyDeviceToHost));
   header.events = events.data();
   RankTrace trace = detail::take_trace(r, header);
   trace.clock_offset = g.trace_clock_offset;

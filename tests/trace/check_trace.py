@@ -12,7 +12,9 @@ writes against what its .iris sources say (docs/debugging.md, "Traces"):
     saw: no wait can end before somebody signals it, which a clock that is not
     aligned across ranks, or a span that records the wrong times, breaks;
   * the kinds of span given with --expect are there;
-  * with --capacity N: no rank kept more than N events, and some were dropped.
+  * with --capacity N: no rank kept more than N events, some were dropped,
+    and each rank's kept and dropped events add up to what the same command
+    records with a buffer large enough (run a second time, without --env).
 
 usage: check_trace.py --trace FILE --ranks N [--sources DIR]... [--expect KIND]...
                       [--capacity N] [--env NAME=VALUE]... -- COMMAND...
@@ -91,6 +93,26 @@ def check_order(spans):
     print("check_trace: every span inside its kernel; %d waits, each after its signal" % len(waits))
 
 
+def record(command, path, settings):
+    """Runs `command` with IRIS_TRACE=path and the NAME=VALUE `settings`; the
+    trace it wrote."""
+    if os.path.exists(path):
+        os.remove(path)
+    env = dict(os.environ, IRIS_TRACE=path)
+    for setting in settings:
+        name, value = setting.split("=", 1)
+        env[name] = value
+    run = subprocess.run(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=120)
+    sys.stdout.write(run.stdout)
+    if run.returncode != 0:
+        fail("the program exited with status %d" % run.returncode)
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        fail("cannot read the trace %s: %s" % (path, e))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--trace", required=True)
@@ -102,23 +124,7 @@ def main():
     parser.add_argument("command", nargs="+")
     args = parser.parse_args()
 
-    if os.path.exists(args.trace):
-        os.remove(args.trace)
-    env = dict(os.environ, IRIS_TRACE=args.trace)
-    for setting in args.env:
-        name, value = setting.split("=", 1)
-        env[name] = value
-    run = subprocess.run(args.command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                         timeout=120)
-    sys.stdout.write(run.stdout)
-    if run.returncode != 0:
-        fail("the program exited with status %d" % run.returncode)
-    try:
-        with open(args.trace) as f:
-            trace = json.load(f)
-    except (OSError, ValueError) as e:
-        fail("cannot read the trace %s: %s" % (args.trace, e))
-
+    trace = record(args.command, args.trace, args.env)
     events = trace["traceEvents"]
     names = {e["pid"]: e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "process_name"}
     if names != {r: "rank %d" % r for r in range(args.ranks)}:
@@ -155,6 +161,13 @@ def main():
                 fail("rank %d kept %d events, more than its buffer's %d" % (r, kept, args.capacity))
             if dropped[str(r)] == 0:
                 fail("rank %d dropped no events with a buffer of %d" % (r, args.capacity))
+        whole = record(args.command, args.trace + ".whole.json", [])
+        for r in range(args.ranks):
+            recorded = sum(1 for e in whole["traceEvents"] if e["ph"] == "X" and e["pid"] == r)
+            kept = sum(1 for e in spans if e["pid"] == r)
+            if kept + dropped[str(r)] != recorded:
+                fail("rank %d kept %d events and counted %d dropped, but records %d with a buffer large enough" %
+                     (r, kept, dropped[str(r)], recorded))
     elif any(dropped.values()):
         fail("events dropped: %s" % dropped)
     print("check_trace: %d spans of %d ranks (%s), %d dropped" %

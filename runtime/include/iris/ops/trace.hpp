@@ -1,7 +1,7 @@
 // Device traces (irisc --trace; docs/debugging.md, "Traces"). A traced kernel
 // opens a TraceSpan before each statement worth seeing (a wait, a signal, a
 // barrier, a remote store or atomic, a dot loop) and ends it after; a
-// TraceScope spans a block (the kernel, an epilogue). Thread 0 of the program
+// TraceScope spans a block (an epilogue), and a TraceKernel the kernel's body. Thread 0 of the program
 // instance records the span into its rank's buffer, which exists only while
 // the run records a trace (IRIS_TRACE): otherwise a span costs thread 0 a
 // load and a null test at each end. The host merges the ranks' buffers into one Chrome /
@@ -56,24 +56,61 @@ struct NoValue {
 };
 
 namespace detail {
-// Where an open span keeps its start: a word of shared memory per span of the
-// kernel on the GPU, a thread-local word on the CPU (whose program instances
-// run one after another on their rank's thread). Not in the span: the wgmma
-// GEMMs run at 255 registers a thread, and a start and a buffer pointer kept
-// in registers across a K loop made ptxas spill more in every thread, though
+// What thread 0 of a program instance keeps while it records, out of
+// registers: shared memory on the GPU, a thread-local variable on the CPU
+// (whose program instances run one after another on their rank's thread).
+// `File` and `Key` tell the variables apart. The wgmma GEMMs run at 255
+// registers a thread, and an open span's start and buffer pointer kept in
+// registers across a K loop made ptxas spill more in every thread, though
 // only thread 0 records.
+template <class T, std::uint32_t File, int Key>
+IRIS_HD T& trace_local() {
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  __shared__ T value;
+  return value;
+#elif IRIS_GPU
+  static T value;  // host pass of a GPU compilation: never runs
+  return value;
+#else
+  static thread_local T value;
+  return value;
+#endif
+}
+
+// Where an open span keeps its start.
 template <std::uint32_t File, int Span>
 IRIS_HD std::uint64_t& trace_start() {
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-  __shared__ std::uint64_t start;
-  return start;
-#elif IRIS_GPU
-  static std::uint64_t start;  // host pass of a GPU compilation: never runs
-  return start;
-#else
-  static thread_local std::uint64_t start;
-  return start;
-#endif
+  return trace_local<std::uint64_t, File, Span>();
+}
+
+// The slots of its rank's buffer that a program instance has claimed and not
+// yet filled, [next, end), and the spans it dropped for want of one. Thread 0
+// claims a chunk with one atomic add on the rank's counter, 8 slots first and
+// twice as many each time up to 64: an atomic at every span's end had thread 0
+// wait for a round trip to a counter that every SM shares, while a chunk that
+// grows wastes at most about as many slots as the instance fills.
+struct TraceSlots {
+  unsigned long long next, end, chunk, dropped;
+};
+inline constexpr unsigned long long kTraceFirstChunk = 8;
+inline constexpr unsigned long long kTraceLastChunk = 64;
+IRIS_HD inline TraceSlots& trace_slots() { return trace_local<TraceSlots, 0, -1>(); }
+
+// Keeps `event` in the instance's next slot, or counts it as dropped when
+// the buffer is full.
+IRIS_HD inline void trace_keep(TraceBuffer& buffer, const TraceEvent& event) {
+  TraceSlots& slots = trace_slots();
+  if (slots.next == slots.end) {
+    slots.next = atomic_add<Sem::relaxed, Scope::gpu>(&buffer.claimed, slots.chunk);
+    slots.end = slots.next + slots.chunk;
+    if (slots.chunk < kTraceLastChunk) slots.chunk *= 2;
+  }
+  const unsigned long long slot = slots.next++;
+  if (slot < buffer.capacity) {
+    buffer.events[slot] = event;
+  } else {
+    ++slots.dropped;
+  }
 }
 
 // The buffer a thread records into: its rank's, for thread 0 of the program
@@ -100,10 +137,8 @@ class TraceSpan {
   IRIS_HD void end(TraceKind kind, int line, const Peer& peer = {}, const Value& value = {}) const {
     TraceBuffer* const buffer = detail::trace_recorder(program_);
     if (buffer == nullptr) return;
-    const unsigned long long slot = atomic_add<Sem::relaxed, Scope::gpu>(&buffer->claimed, 1ull);
-    if (slot >= buffer->capacity) return;  // full: the writer counts it as dropped
-    buffer->events[slot] = TraceEvent{detail::trace_start<File, Span>(), detail::trace_clock(), value(), File, line,
-                                      program_.linear_id(), kind, static_cast<std::int16_t>(peer())};
+    detail::trace_keep(*buffer, TraceEvent{detail::trace_start<File, Span>(), detail::trace_clock(), value(), File, line,
+                                           program_.linear_id(), kind, static_cast<std::int16_t>(peer())});
   }
 
  private:
@@ -122,6 +157,31 @@ class TraceScope {
  private:
   TraceSpan<File, Span> span_;
   TraceKind kind_;
+  int line_;
+};
+
+// The span of a kernel's body, which every other span of its program
+// instance is inside: it starts the instance's claim on the buffer empty
+// (shared memory starts undefined) and, when it ends, adds the spans the
+// instance dropped to its rank's count.
+template <std::uint32_t File, int Span>
+class TraceKernel {
+ public:
+  IRIS_HD TraceKernel(const Program& program, int line) : program_(program), span_(program), line_(line) {
+    if (detail::trace_recorder(program) != nullptr) detail::trace_slots() = {0, 0, detail::kTraceFirstChunk, 0};
+  }
+  IRIS_HD ~TraceKernel() {
+    span_.end(TraceKind::kernel, line_);
+    TraceBuffer* const buffer = detail::trace_recorder(program_);
+    if (buffer != nullptr && detail::trace_slots().dropped != 0)
+      atomic_add<Sem::relaxed, Scope::gpu>(&buffer->dropped, detail::trace_slots().dropped);
+  }
+  TraceKernel(const TraceKernel&) = delete;
+  TraceKernel& operator=(const TraceKernel&) = delete;
+
+ private:
+  const Program& program_;
+  TraceSpan<File, Span> span_;
   int line_;
 };
 

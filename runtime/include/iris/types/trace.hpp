@@ -45,13 +45,16 @@ struct TraceEvent {
   std::int16_t peer;
 };
 
-// A rank's events: the first `capacity` of the spans claimed are kept, the
-// rest counted (claimed - capacity are dropped), so a full buffer never
+// A rank's events. Program instances claim slots a chunk at a time
+// (ops/trace.hpp): `claimed` counts the slots handed out, of which the first
+// `capacity` exist, and a slot that no span filled holds zeros (its end is 0).
+// A span that finds no slot is counted in `dropped`, so a full buffer never
 // overwrites what it holds.
 struct TraceBuffer {
   TraceEvent* events;
   unsigned long long capacity;
   unsigned long long claimed;
+  unsigned long long dropped;
 };
 
 // The id of a .iris file's path in its events (32-bit FNV-1a): the generated
