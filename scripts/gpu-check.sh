@@ -17,7 +17,8 @@
 #
 # Environment: BUILD_DIR (default build), RANKS (default "1 2 4"), SIZES (default
 # 1,1000,4097,65536), GEMM_SHAPES (gemm's --shape, default in scripts/samples.sh),
-# TIMEOUT seconds per run (default 120), MPIRUN (default mpirun),
+# TIMEOUT seconds per run (default 120; the log of a run that it ends says where
+# its processes waited, scripts/run-limited.sh), MPIRUN (default mpirun),
 # MPIRUN_FLAGS (default --allow-run-as-root --oversubscribe --bind-to none),
 # NO_MPI=1 to skip the MPI rows; PYTHON_PACKAGE=<installed Iris package> adds the
 # MPI row python_check: scripts/python-check.sh against it (iris_torch built and
@@ -62,7 +63,7 @@ run() {
     start=0 end=0
   else
     start=$(date +%s.%N)
-    timeout --kill-after=10 "$limit" "$@" > "$log" 2>&1
+    scripts/run-limited.sh "$limit" "$@" > "$log" 2>&1
     status=$?
     end=$(date +%s.%N)
     case $status in
@@ -75,9 +76,7 @@ run() {
   rows+=("$(printf '%-22s %-8s %5s  %-12s %8s' "$name" "$mode" "$ranks" "$result" \
              "$(awk -v a="$start" -v b="$end" 'BEGIN { printf "%.1f", b - a }')")")
   printf '%s\n' "${rows[-1]}"
-  if [ "$result" != PASS ]; then
-    sed 's/^/    | /' "$log" | tail -n 15
-  fi
+  [ "$result" = PASS ] || scripts/run-limited.sh --show "$log"
 }
 
 echo
