@@ -1,11 +1,11 @@
 // Device traces (irisc --trace; docs/debugging.md, "Traces"). A traced kernel
 // opens a TraceSpan before each statement worth seeing (a wait, a signal, a
 // barrier, a remote store or atomic, a dot loop) and ends it after; a
-// TraceScope spans a block (an epilogue), and a TraceKernel the kernel's body. Thread 0 of the program
-// instance records the span into its rank's buffer, which exists only while
-// the run records a trace (IRIS_TRACE): otherwise a span costs thread 0 a
-// load and a null test at each end. The host merges the ranks' buffers into one Chrome /
-// Perfetto trace (runtime/src/trace.cpp).
+// TraceScope spans a block (an epilogue), and a TraceKernel the kernel's body.
+// Thread 0 of the program instance records the span into its rank's buffer,
+// which exists only while the run records a trace (IRIS_TRACE): otherwise a
+// span costs thread 0 a load and a null test at each end. The host merges the
+// ranks' buffers into one Chrome / Perfetto trace (runtime/src/trace.cpp).
 #pragma once
 
 #include <cstdint>
@@ -171,10 +171,11 @@ class TraceKernel {
     if (detail::trace_recorder(program) != nullptr) detail::trace_slots() = {0, 0, detail::kTraceFirstChunk, 0};
   }
   IRIS_HD ~TraceKernel() {
-    span_.end(TraceKind::kernel, line_);
+    span_.end(TraceKind::kernel, line_);  // first: the kernel's own span may be dropped too
     TraceBuffer* const buffer = detail::trace_recorder(program_);
-    if (buffer != nullptr && detail::trace_slots().dropped != 0)
-      atomic_add<Sem::relaxed, Scope::gpu>(&buffer->dropped, detail::trace_slots().dropped);
+    if (buffer == nullptr) return;
+    const unsigned long long dropped = detail::trace_slots().dropped;
+    if (dropped != 0) atomic_add<Sem::relaxed, Scope::gpu>(&buffer->dropped, dropped);
   }
   TraceKernel(const TraceKernel&) = delete;
   TraceKernel& operator=(const TraceKernel&) = delete;
