@@ -154,6 +154,7 @@ class HeapSlots {
   HeapSlots& operator=(const HeapSlots&) = delete;
 
   char* slot(int r) const { return base_ + stride_ * static_cast<std::size_t>(r); }
+  std::size_t stride() const { return stride_; }
 
   // Maps the heap memory `fd` (shared, read and write) into rank r's slot.
   void map(int r, int fd, const std::string& what) {
@@ -270,7 +271,9 @@ class ProcessWorld final : public World, public Transport {
   std::uint64_t collective(int r, const CollectiveCall& call) override;
   const AllocationTable& allocation_table(int) const override { return allocator_.table(); }
   DeviceContext context(int r) override {
-    return {bases.data(), heap_size, r, size, node_first_, node_size_, &barrier_state_, &allocator_.table()};
+    DeviceContext ctx{bases.data(), heap_size, r, size, node_first_, node_size_, &barrier_state_, &allocator_.table()};
+    if (node_size_ != size) ctx.far_slots = slots_->slot(0), ctx.slot_stride = slots_->stride();
+    return ctx;
   }
 
   // Transport

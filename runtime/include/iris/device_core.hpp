@@ -37,6 +37,29 @@ IRIS_HD T* translate(T* p, int to_rank, const DeviceContext& ctx) {
 
 namespace detail {
 
+// ------------------------------------------------------------------ far ranks
+// What every target's remote accesses (ops/transport.hpp) know of a rank that
+// is not in my node team: its heap is addressed in the range of far slots
+// (DeviceContext::far_slots), which takes no loads and stores.
+
+// Whether every rank of ctx's world is near (one node: no transport).
+IRIS_HD inline bool one_node(const DeviceContext& ctx) { return ctx.node_size == ctx.world_size; }
+
+// The far rank whose slot holds p, or -1 (near, or outside every far slot).
+IRIS_HD inline int far_rank_of(const DeviceContext& ctx, const void* p) {
+  const auto address = reinterpret_cast<std::uintptr_t>(p), first = reinterpret_cast<std::uintptr_t>(ctx.far_slots);
+  if (ctx.far_slots == nullptr || address < first) return -1;
+  const std::uintptr_t r = (address - first) / ctx.slot_stride;
+  if (r >= static_cast<std::uintptr_t>(ctx.world_size)) return -1;
+  const int rank = static_cast<int>(r);
+  return rank >= ctx.node_first && rank < ctx.node_first + ctx.node_size ? -1 : rank;
+}
+
+// The byte offset of p in the heap of `rank`, as every rank addresses it.
+IRIS_HD inline std::uint64_t far_offset(const DeviceContext& ctx, int rank, const void* p) {
+  return reinterpret_cast<std::uintptr_t>(p) - reinterpret_cast<std::uintptr_t>(ctx.heap_bases[rank]);
+}
+
 // A read-modify-write takes its memory order as it is. A load cannot release
 // and a store cannot acquire: acq_rel narrows to the half that applies (the
 // meaningless orders are refused at compile time by the callers). A failed

@@ -53,15 +53,18 @@ struct Order {
 class Transport;
 extern thread_local Transport* tls_unfinished_puts;
 void complete_puts();
+// The calling thread's puts are complete at their targets (the far path's hook,
+// ops/transport_far.hpp).
+inline void far_complete_puts() {
+  if (tls_unfinished_puts != nullptr) complete_puts();
+}
 
 // What every release does first on the CPU, where every scope is system scope:
 // the rank's puts to far ranks complete, so that a rank that acquires what the
 // release wrote finds their data too.
 template <Sem S>
 void before_release() {
-  if constexpr (store_half(S) == Sem::release) {
-    if (tls_unfinished_puts != nullptr) complete_puts();
-  }
+  if constexpr (store_half(S) == Sem::release) far_complete_puts();
 }
 
 // Read-modify-write through a compare-exchange loop, for the operations that
@@ -168,37 +171,19 @@ inline std::uint64_t trace_clock() {
 TraceBuffer* trace_buffer(const DeviceContext& ctx);
 
 // ------------------------------------------------------------------ far memory
-// What the remote accesses (ops/transport_cpu.hpp) do with the heap of a far
+// What the remote accesses (ops/transport_far.hpp) do with the heap of a far
 // rank, at a byte offset in it: the transport of the context's world (run_mpi's,
 // MPI RMA) moves the bytes. A put is complete at the rank's next quiet, barrier
 // or release (tls_unfinished_puts); the others are complete when they return.
 //
 // In a world of several nodes every rank's heap has a slot in one range of this
-// process's address space, rank r's at heap_bases[r], at a fixed stride: near
-// slots hold the team's shared memory, far slots nothing (a load faults).
+// process's address space (DeviceContext::far_slots): near slots hold the team's
+// shared memory, far slots nothing (a load faults).
 
 // The element types and operations of far atomics (sub is a sum of the negated
 // value; replace writes, no_op reads).
 enum class FarElement : std::uint8_t { i32, u32, i64, u64, f32, f64 };
 enum class FarOp : std::uint8_t { sum, band, bor, bxor, min, max, replace, no_op };
-
-// Whether every rank of ctx's world is near (one node: no transport).
-inline bool one_node(const DeviceContext& ctx) { return ctx.node_size == ctx.world_size; }
-
-// The far rank whose slot holds p, or -1 (near, or outside every slot).
-inline int far_rank_of(const DeviceContext& ctx, const void* p) {
-  const auto address = reinterpret_cast<std::uintptr_t>(p);
-  const auto slot = [&](int r) { return reinterpret_cast<std::uintptr_t>(ctx.heap_bases[r]); };
-  const int last = ctx.node_first + ctx.node_size - 1;
-  if (address >= slot(ctx.node_first) && address < slot(last) + ctx.heap_size) return -1;
-  const std::uintptr_t first = slot(0), end = slot(ctx.world_size - 1) + ctx.heap_size;
-  if (address < first || address >= end) return -1;
-  return static_cast<int>((address - first) / (slot(1) - first));
-}
-
-inline std::uint64_t far_offset(const DeviceContext& ctx, int rank, const void* p) {
-  return reinterpret_cast<std::uintptr_t>(p) - reinterpret_cast<std::uintptr_t>(ctx.heap_bases[rank]);
-}
 
 void far_put(const DeviceContext& ctx, int rank, std::uint64_t offset, const void* from, std::size_t bytes);
 void far_get(const DeviceContext& ctx, int rank, std::uint64_t offset, void* to, std::size_t bytes);

@@ -55,6 +55,12 @@ struct DeviceContext {
   int node_size;
   BarrierState* barrier;  // shared state for the device-side barrier (opaque to kernels)
   const AllocationTable* allocations;  // live allocations (null: checked mode checks heap bounds only)
+  // In a world of several nodes, the addresses of the far ranks' heaps: rank r's
+  // heap_bases[r] is far_slots + r * slot_stride, in one range that takes no
+  // loads and stores, by which the remote accesses (ops/transport.hpp) know a far
+  // element and its rank from its address alone. Null in a world of one node.
+  const char* far_slots = nullptr;
+  std::size_t slot_stride = 0;
 };
 
 namespace detail {

@@ -48,6 +48,20 @@
 #define IRIS_AMD_GPU 0
 #endif
 
+// Whether remote accesses have a far path (ops/transport_far.hpp): the CPU
+// target always (run_mpi's worlds of several nodes); NVIDIA GPUs when the
+// kernels are built against NVSHMEM (IRIS_NVSHMEM=1, which the build sets with
+// -rdc for targets that link Iris::runtime_gpu_nvshmem). Without it a GPU
+// world is one node, and a `multinode` kernel refuses a world of several.
+#ifndef IRIS_NVSHMEM
+#define IRIS_NVSHMEM 0
+#endif
+#if !IRIS_GPU || (IRIS_NVIDIA_GPU && IRIS_NVSHMEM)
+#define IRIS_FAR_PATH 1
+#else
+#define IRIS_FAR_PATH 0
+#endif
+
 // Unrolls the loop that follows on the GPU compilers (nvcc, hip-clang), where
 // a register tile indexed by the loop variable must see compile-time indices:
 // a run-time index puts the whole tile in local memory. Host compilers decide

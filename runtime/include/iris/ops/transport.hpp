@@ -18,9 +18,10 @@
 //   quiet              every put of this rank is complete at its target
 //   near, node_rank, node_size, node_peer  my node team
 //
-// In a world of one node (run_threads, the GPU's worlds) every rank is near and
-// each remote access is the plain one; the CPU target's far path, for run_mpi's
-// worlds of several nodes, is in ops/transport_cpu.hpp.
+// In a world of one node (run_threads, the GPU's IPC worlds) every rank is near
+// and each remote access is the plain one; the far path, for worlds of several
+// nodes, is in ops/transport_far.hpp: the CPU's run_mpi, and on the GPU kernels
+// built for NVSHMEM (IRIS_NVSHMEM, device_nvshmem.hpp).
 #pragma once
 
 #include <cstdint>
@@ -31,8 +32,8 @@
 #include "iris/ops/memory.hpp"
 #include "iris/ops/sync.hpp"
 #include "iris/types/program.hpp"
-#if !IRIS_GPU
-#include "iris/ops/transport_cpu.hpp"  // the far path: run_mpi's worlds of several nodes
+#if IRIS_FAR_PATH
+#include "iris/ops/transport_far.hpp"  // the far path: worlds of several nodes
 #endif
 
 namespace iris {
@@ -59,7 +60,7 @@ template <class P, class X, class M = NoMask, class C = Unchecked, class Known =
           class KnownMask = AnyMask>
 IRIS_HD void remote_store([[maybe_unused]] const Program& prog, const P& ptr, const X& value, const M& mask = {},
                           const C& check = {}, Known known = {}, KnownMask known_mask = {}) {
-#if !IRIS_GPU
+#if IRIS_FAR_PATH
   if (!detail::one_node(prog.ctx)) return detail::far_store(prog.ctx, ptr, value, mask, check);
 #endif
   store(ptr, value, mask, check, known, known_mask);
@@ -68,7 +69,7 @@ IRIS_HD void remote_store([[maybe_unused]] const Program& prog, const P& ptr, co
 template <class P, class M = NoMask, class O = NoOther, class C = Unchecked, class Known = AnyPointers>
 IRIS_HD auto remote_load([[maybe_unused]] const Program& prog, const P& ptr, const M& mask = {}, const O& other = {},
                          const C& check = {}, Known known = {}) {
-#if !IRIS_GPU
+#if IRIS_FAR_PATH
   if (!detail::one_node(prog.ctx)) return detail::far_load(prog.ctx, ptr, mask, other, check);
 #endif
   return load(ptr, mask, other, check, known);
@@ -79,7 +80,7 @@ IRIS_HD auto remote_load([[maybe_unused]] const Program& prog, const P& ptr, con
 template <bool Add, class P, class X, class M, class F, class S, class C = Unchecked>
 IRIS_HD void remote_put_signal([[maybe_unused]] const Program& prog, const P& ptr, const X& value, const M& mask,
                                F* flag, const S& signal_value, const C& check = {}) {
-#if !IRIS_GPU
+#if IRIS_FAR_PATH
   if (!detail::one_node(prog.ctx)) {
     detail::far_store(prog.ctx, ptr, value, mask, check);
     return detail::far_raise_signal<Add, Sem::release, Scope::sys>(prog.ctx, flag, signal_value, check);
@@ -92,7 +93,7 @@ IRIS_HD void remote_put_signal([[maybe_unused]] const Program& prog, const P& pt
 template <AtomicOp Op, Sem S, Scope Sc, class P, class X, class M = NoMask, class C = Unchecked>
 IRIS_HD auto remote_atomic_rmw([[maybe_unused]] const Program& prog, const P& ptr, const X& value,
                                const M& mask = {}, const C& check = {}) {
-#if !IRIS_GPU
+#if IRIS_FAR_PATH
   if (!detail::one_node(prog.ctx)) return detail::far_atomic_rmw<Op, S, Sc>(prog.ctx, ptr, value, mask, check);
 #endif
   return atomic_rmw<Op, S, Sc>(ptr, value, mask, check);
@@ -101,7 +102,7 @@ IRIS_HD auto remote_atomic_rmw([[maybe_unused]] const Program& prog, const P& pt
 template <Sem S, Scope Sc, class P, class E, class X, class C = Unchecked>
 IRIS_HD auto remote_atomic_compare_exchange([[maybe_unused]] const Program& prog, const P& ptr, const E& compare,
                                             const X& value, const C& check = {}) {
-#if !IRIS_GPU
+#if IRIS_FAR_PATH
   if (!detail::one_node(prog.ctx))
     return detail::far_atomic_compare_exchange<S, Sc>(prog.ctx, ptr, compare, value, check);
 #endif
@@ -110,7 +111,7 @@ IRIS_HD auto remote_atomic_compare_exchange([[maybe_unused]] const Program& prog
 
 template <Sem S, Scope Sc, class P, class C = Unchecked>
 IRIS_HD auto remote_atomic_read([[maybe_unused]] const Program& prog, const P& ptr, const C& check = {}) {
-#if !IRIS_GPU
+#if IRIS_FAR_PATH
   if (!detail::one_node(prog.ctx)) return detail::far_atomic_read<S, Sc>(prog.ctx, ptr, check);
 #endif
   return atomic_read<S, Sc>(ptr, check);
@@ -119,7 +120,7 @@ IRIS_HD auto remote_atomic_read([[maybe_unused]] const Program& prog, const P& p
 template <Sem S, Scope Sc, class P, class X, class C = Unchecked>
 IRIS_HD void remote_atomic_write([[maybe_unused]] const Program& prog, const P& ptr, const X& value,
                                  const C& check = {}) {
-#if !IRIS_GPU
+#if IRIS_FAR_PATH
   if (!detail::one_node(prog.ctx)) return detail::far_atomic_write<S, Sc>(prog.ctx, ptr, value, check);
 #endif
   atomic_write<S, Sc>(ptr, value, check);
@@ -127,7 +128,7 @@ IRIS_HD void remote_atomic_write([[maybe_unused]] const Program& prog, const P& 
 
 template <bool Add, Sem S, Scope Sc, class T, class X, class C = Unchecked>
 IRIS_HD void remote_raise_signal([[maybe_unused]] const Program& prog, T* ptr, const X& value, const C& check = {}) {
-#if !IRIS_GPU
+#if IRIS_FAR_PATH
   if (!detail::one_node(prog.ctx)) return detail::far_raise_signal<Add, S, Sc>(prog.ctx, ptr, value, check);
 #endif
   raise_signal<Add, S, Sc>(ptr, value, check);
@@ -146,12 +147,19 @@ namespace detail {
 // launch_kernel's check that a kernel may run in the world of `ctx`. irisc gives
 // every kernel struct iris_node_local (false for a `multinode kernel`) and
 // iris_kernel_name; a node-local kernel reaches every rank it names with loads
-// and stores, which a far rank's memory does not take. Kernels written by hand,
-// without the members, are not checked.
+// and stores, which a far rank's memory does not take, and a multinode kernel
+// needs the far path, which a GPU kernel has only when built for NVSHMEM.
+// Kernels written by hand, without the members, are not checked.
 template <class Kernel>
 void check_node_local(const DeviceContext& ctx) {
   if constexpr (requires { Kernel::iris_node_local; Kernel::iris_kernel_name; }) {
-    if (!Kernel::iris_node_local || ctx.node_size == ctx.world_size) return;
+    if (ctx.node_size == ctx.world_size) return;
+    if (!Kernel::iris_node_local && !IRIS_FAR_PATH) {
+      throw Error(std::string("iris: kernel ") + Kernel::iris_kernel_name + " has no far path: it was compiled "
+                  "without NVSHMEM (IRIS_NVSHMEM), and rank " + std::to_string(ctx.rank) + " runs in a world of "
+                  "several nodes; build it with iris_add_kernels(... NVSHMEM) and link Iris::runtime_gpu_nvshmem");
+    }
+    if (!Kernel::iris_node_local) return;
     throw Error(std::string("iris: kernel ") + Kernel::iris_kernel_name + " is node-local, but rank " +
                 std::to_string(ctx.rank) + " runs in a world of several nodes (its node team is ranks " +
                 std::to_string(ctx.node_first) + " .. " + std::to_string(ctx.node_first + ctx.node_size - 1) +

@@ -1,24 +1,30 @@
-// The remote accesses of ops/transport.hpp in a world of several nodes, on the
-// CPU target (run_mpi). Every rank's heap has a slot in one range of this
-// process's address space (device_cpu.hpp), so the rank of any element is known
-// from its address: near slots are shared memory, taken by the plain access;
-// far slots take no loads and stores and go to the world's transport
-// (device_cpu.hpp's far_* functions). An element outside every heap is left to
-// the plain access (checked builds have reported it).
+// The remote accesses of ops/transport.hpp in a world of several nodes, on
+// every target that has a far path: the CPU's run_mpi (MPI RMA, device_cpu.hpp)
+// and the GPU's NVSHMEM world (device_nvshmem.hpp). The far ranks' heaps have
+// slots in one range that takes no loads and stores (DeviceContext::far_slots),
+// so the rank of any element is known from its address: near elements take the
+// plain access, far ones go to the target's transport, which supplies
+//   far_put, far_get            bytes to or from a far rank's heap at an offset
+//   far_fetch_op, far_compare_swap, far_accumulate   one element's atomics
+//   far_complete_puts           this thread's puts are complete at their targets
+// An element outside every heap is left to the plain access (checked builds
+// have reported it).
 //
 // A tile's elements go to the transport in runs: consecutive active elements at
 // consecutive addresses of one far rank make one put or get. Atomics go one
 // element at a time. Their memory orders, on the far path: a release first
-// completes the rank's puts (before_release) and fences; an acquire fences
-// after the operation, which has completed at its target when it returns.
+// completes the thread's puts and fences; an acquire fences after the
+// operation, which has completed at its target when it returns. A scalar
+// access happens once per program instance (single), after every thread's
+// puts have completed where it releases.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <type_traits>
 
 #include "iris/device.hpp"
 #include "iris/ops/atomic.hpp"
+#include "iris/ops/block.hpp"
 #include "iris/ops/memory.hpp"
 
 namespace iris::detail {
@@ -28,7 +34,7 @@ namespace iris::detail {
 // each run of such elements j .. j + count - 1 at consecutive addresses from
 // `first` on, in the slot of one far rank.
 template <class P, class M, class OnNear, class OnFar>
-void for_each_far_run(const DeviceContext& ctx, const P& ptr, const M& mask, OnNear on_near, OnFar on_far) {
+IRIS_HD void for_each_far_run(const DeviceContext& ctx, const P& ptr, const M& mask, OnNear on_near, OnFar on_far) {
   using L = common_layout_t<P, M>;
   using Pointer = typename P::value_type;
   if (!L::active()) return;
@@ -63,14 +69,16 @@ void for_each_far_run(const DeviceContext& ctx, const P& ptr, const M& mask, OnN
 }
 
 template <class P, class X, class M, class C>
-void far_store(const DeviceContext& ctx, const P& ptr, const X& value, const M& mask, const C& check) {
+IRIS_HD void far_store(const DeviceContext& ctx, const P& ptr, const X& value, const M& mask, const C& check) {
   check_memory<Access::remote>(check, ptr, mask);
   if constexpr (std::is_pointer_v<P>) {
     using T = std::remove_pointer_t<P>;
     if (!mask_at(mask, 0)) return;
-    const T v = static_cast<T>(value);
-    if (const int r = far_rank_of(ctx, ptr); r >= 0) far_put(ctx, r, far_offset(ctx, r, ptr), &v, sizeof v);
-    else *ptr = v;
+    single([&] {
+      const T v = static_cast<T>(value);
+      if (const int r = far_rank_of(ctx, ptr); r >= 0) far_put(ctx, r, far_offset(ctx, r, ptr), &v, sizeof v);
+      else *ptr = v;
+    });
   } else {
     using T = std::remove_pointer_t<typename P::value_type>;
     using L = common_layout_t<P, X, M>;
@@ -92,19 +100,21 @@ void far_store(const DeviceContext& ctx, const P& ptr, const X& value, const M& 
   }
 }
 
-// A get sees the rank's own earlier puts: they are completed first.
+// A get sees the thread's own earlier puts: they are completed first.
 template <class P, class M, class O, class C>
-auto far_load(const DeviceContext& ctx, const P& ptr, const M& mask, const O& other, const C& check) {
+IRIS_HD auto far_load(const DeviceContext& ctx, const P& ptr, const M& mask, const O& other, const C& check) {
   check_memory<Access::remote>(check, ptr, mask);
-  if (tls_unfinished_puts != nullptr) complete_puts();
+  far_complete_puts();
   using T = pointee_t<P>;
   if constexpr (std::is_pointer_v<P>) {
     if (!mask_at(mask, 0)) return other_at<T>(other, 0);
-    const int r = far_rank_of(ctx, ptr);
-    if (r < 0) return static_cast<T>(*ptr);
-    T v;
-    far_get(ctx, r, far_offset(ctx, r, ptr), &v, sizeof v);
-    return v;
+    return single([&] {
+      const int r = far_rank_of(ctx, ptr);
+      if (r < 0) return static_cast<T>(*ptr);
+      T v;
+      far_get(ctx, r, far_offset(ctx, r, ptr), &v, sizeof v);
+      return v;
+    });
   } else {
     using L = common_layout_t<P, M, O>;
     Tile<T, P::size, L> out;
@@ -120,7 +130,7 @@ auto far_load(const DeviceContext& ctx, const P& ptr, const M& mask, const O& ot
 }
 
 template <class T>
-constexpr FarElement far_element() {
+IRIS_HD constexpr FarElement far_element() {
   static_assert((std::is_integral_v<T> && (sizeof(T) == 4 || sizeof(T) == 8)) || std::is_same_v<T, float> ||
                     std::is_same_v<T, double>,
                 "atomics on far ranks: 32- and 64-bit integers, float and double");
@@ -130,7 +140,7 @@ constexpr FarElement far_element() {
 }
 
 template <AtomicOp Op>
-constexpr FarOp far_op() {
+IRIS_HD constexpr FarOp far_op() {
   if constexpr (Op == AtomicOp::add || Op == AtomicOp::sub) return FarOp::sum;
   else if constexpr (Op == AtomicOp::and_) return FarOp::band;
   else if constexpr (Op == AtomicOp::or_) return FarOp::bor;
@@ -142,7 +152,7 @@ constexpr FarOp far_op() {
 
 // -v, wrapping for integers as the atomic subtraction does.
 template <class T>
-T negated(T v) {
+IRIS_HD T negated(T v) {
   if constexpr (std::is_integral_v<T>) {
     using U = std::make_unsigned_t<T>;
     return static_cast<T>(U{0} - static_cast<U>(v));
@@ -153,21 +163,20 @@ T negated(T v) {
 
 // The halves of a memory order around a far atomic.
 template <Sem S>
-void far_release() {
+IRIS_HD void far_release() {
   if constexpr (store_half(S) == Sem::release) {
-    before_release<S>();
-    std::atomic_thread_fence(std::memory_order_release);
+    far_complete_puts();
+    fence<Sem::release, Scope::sys>();
   }
 }
 template <Sem S>
-void far_acquire() {
-  if constexpr (load_half(S) == Sem::acquire) std::atomic_thread_fence(std::memory_order_acquire);
+IRIS_HD void far_acquire() {
+  if constexpr (load_half(S) == Sem::acquire) fence<Sem::acquire, Scope::sys>();
 }
 
 template <AtomicOp Op, Sem S, class T>
-T far_rmw(const DeviceContext& ctx, int r, T* p, T v) {
+IRIS_HD T far_rmw(const DeviceContext& ctx, int r, T* p, T v) {
   static_assert(!bitwise<Op> || std::is_integral_v<T>, "bitwise atomics need an integer type");
-  far_release<S>();
   const T operand = Op == AtomicOp::sub ? negated(v) : v;
   T old;
   far_fetch_op(ctx, r, far_offset(ctx, r, p), far_op<Op>(), far_element<T>(), &operand, &old);
@@ -176,7 +185,8 @@ T far_rmw(const DeviceContext& ctx, int r, T* p, T v) {
 }
 
 template <AtomicOp Op, Sem S, Scope Sc, class P, class X, class M, class C>
-auto far_atomic_rmw(const DeviceContext& ctx, const P& ptr, const X& value, const M& mask, const C& check) {
+IRIS_HD auto far_atomic_rmw(const DeviceContext& ctx, const P& ptr, const X& value, const M& mask, const C& check) {
+  far_release<S>();
   return atomic_each<S, Sc, common_layout_t<P, X, M>, Access::remote>(ptr, mask, check, [&](auto* p, int j) {
     using T = std::remove_pointer_t<decltype(p)>;
     const T v = static_cast<T>(elem(value, j));
@@ -186,14 +196,14 @@ auto far_atomic_rmw(const DeviceContext& ctx, const P& ptr, const X& value, cons
 }
 
 template <Sem S, Scope Sc, class P, class E, class X, class C>
-auto far_atomic_compare_exchange(const DeviceContext& ctx, const P& ptr, const E& compare, const X& value,
+IRIS_HD auto far_atomic_compare_exchange(const DeviceContext& ctx, const P& ptr, const E& compare, const X& value,
                                  const C& check) {
+  far_release<S>();
   return atomic_each<S, Sc, common_layout_t<P, E, X>, Access::remote>(ptr, NoMask{}, check, [&](auto* p, int j) {
     using T = std::remove_pointer_t<decltype(p)>;
     const T expected = static_cast<T>(elem(compare, j)), desired = static_cast<T>(elem(value, j));
     const int r = far_rank_of(ctx, p);
     if (r < 0) return atomic_cas<S, Sc>(p, expected, desired);
-    far_release<S>();
     T old;
     far_compare_swap(ctx, r, far_offset(ctx, r, p), far_element<T>(), &expected, &desired, &old);
     far_acquire<S>();
@@ -202,7 +212,7 @@ auto far_atomic_compare_exchange(const DeviceContext& ctx, const P& ptr, const E
 }
 
 template <Sem S, Scope Sc, class P, class C>
-auto far_atomic_read(const DeviceContext& ctx, const P& ptr, const C& check) {
+IRIS_HD auto far_atomic_read(const DeviceContext& ctx, const P& ptr, const C& check) {
   check_memory<Access::remote>(check, ptr);
   const auto one = [&](auto* p) {
     using T = std::remove_pointer_t<decltype(p)>;
@@ -218,7 +228,7 @@ auto far_atomic_read(const DeviceContext& ctx, const P& ptr, const C& check) {
     return value;
   };
   if constexpr (std::is_pointer_v<P>) {
-    return one(ptr);
+    return single([&] { return one(ptr); });
   } else {
     using T = std::remove_pointer_t<typename P::value_type>;
     Tile<T, P::size, layout_of<P>> out;
@@ -228,9 +238,10 @@ auto far_atomic_read(const DeviceContext& ctx, const P& ptr, const C& check) {
   }
 }
 
-// A write or a signal: `op` replace (a store) or sum (an add) of v.
+// A write or a signal: `op` replace (a store) or sum (an add) of v. The caller
+// has made the release's first half (far_release) on every thread.
 template <Sem S, Scope Sc, class T>
-void far_write(const DeviceContext& ctx, T* p, FarOp op, T v) {
+IRIS_HD void far_write(const DeviceContext& ctx, T* p, FarOp op, T v) {
   static_assert(S != Sem::acquire, "atomic_store cannot have acquire semantics");
   const int r = far_rank_of(ctx, p);
   if (r < 0) {
@@ -238,20 +249,20 @@ void far_write(const DeviceContext& ctx, T* p, FarOp op, T v) {
     else atomic_store<S, Sc>(p, v);
     return;
   }
-  far_release<S>();
   far_accumulate(ctx, r, far_offset(ctx, r, p), op, far_element<T>(), &v);
 }
 
 template <Sem S, Scope Sc, class P, class X, class C>
-void far_atomic_write(const DeviceContext& ctx, const P& ptr, const X& value, const C& check) {
+IRIS_HD void far_atomic_write(const DeviceContext& ctx, const P& ptr, const X& value, const C& check) {
   check_memory<Access::remote>(check, ptr);
+  far_release<S>();
   const auto one = [&](auto* p, int j) {
     using T = std::remove_pointer_t<decltype(p)>;
     before_atomic_write<S, Sc>(check, p);
     far_write<S, Sc>(ctx, p, FarOp::replace, static_cast<T>(elem(value, j)));
   };
   if constexpr (std::is_pointer_v<P>) {
-    one(ptr, 0);
+    single([&] { one(ptr, 0); });
   } else {
     using L = common_layout_t<P, X>;
     if (!L::active()) return;
@@ -260,10 +271,13 @@ void far_atomic_write(const DeviceContext& ctx, const P& ptr, const X& value, co
 }
 
 template <bool Add, Sem S, Scope Sc, class T, class X, class C>
-void far_raise_signal(const DeviceContext& ctx, T* ptr, const X& value, const C& check) {
+IRIS_HD void far_raise_signal(const DeviceContext& ctx, T* ptr, const X& value, const C& check) {
   check_memory<Access::remote>(check, ptr);
-  before_atomic_write<S, Sc>(check, ptr);
-  far_write<S, Sc>(ctx, ptr, Add ? FarOp::sum : FarOp::replace, static_cast<T>(value));
+  far_release<S>();
+  single([&] {
+    before_atomic_write<S, Sc>(check, ptr);
+    far_write<S, Sc>(ctx, ptr, Add ? FarOp::sum : FarOp::replace, static_cast<T>(value));
+  });
 }
 
 }  // namespace iris::detail
