@@ -64,11 +64,11 @@
 #include <string>
 #include <vector>
 
-#include "hang_timeout.hpp"
 #include "heap_allocator.hpp"
 #include "heap_memory.hpp"
 #include "bootstrap_steps.hpp"
 #include "mpi_start.hpp"
+#include "node_teams.hpp"
 #include "rank_threads.hpp"
 #include "trace_processes.hpp"
 #include "transport.hpp"
@@ -77,53 +77,6 @@
 namespace iris {
 namespace detail {
 namespace {
-
-// ------------------------------------------------------------------ settings
-
-enum class Provider : std::uint64_t { automatic, ipc, mpi };
-
-struct Settings {
-  Provider provider = Provider::automatic;
-  std::uint64_t ranks_per_node = 0;  // 0: a node is a host
-  double hang_timeout = kDefaultHangTimeout;  // seconds
-
-  // What every rank compares with rank 0's.
-  static constexpr int kWords = 3;
-  void to_words(std::uint64_t* words) const {
-    words[0] = static_cast<std::uint64_t>(provider);
-    words[1] = ranks_per_node;
-    std::memcpy(&words[2], &hang_timeout, sizeof hang_timeout);
-  }
-};
-
-// The settings from the environment; what is wrong with them goes to `failure`.
-Settings read_settings(std::string& failure) {
-  Settings s;
-  const auto variable = [](const char* name) -> std::string {
-    const char* value = std::getenv(name);
-    return value == nullptr ? "" : value;
-  };
-  const std::string transport = variable("IRIS_TRANSPORT");
-  if (transport == "ipc") {
-    s.provider = Provider::ipc;
-  } else if (transport == "mpi") {
-    s.provider = Provider::mpi;
-  } else if (transport == "nvshmem") {
-    failure = "iris: run_mpi: IRIS_TRANSPORT=nvshmem is a provider of the GPU target, which is not built for the "
-              "CPU target (its providers: ipc, mpi)";
-  } else if (!transport.empty()) {
-    failure = "iris: run_mpi: unknown IRIS_TRANSPORT=" + transport + " (the CPU target's providers: ipc, mpi)";
-  }
-  const std::string per_node = variable("IRIS_RANKS_PER_NODE");
-  if (!per_node.empty()) {
-    char* end = nullptr;
-    const long n = std::strtol(per_node.c_str(), &end, 10);
-    if (*end == '\0' && n >= 1) s.ranks_per_node = static_cast<std::uint64_t>(n);
-    else failure = "iris: run_mpi: IRIS_RANKS_PER_NODE must be a positive integer, got '" + per_node + "'";
-  }
-  s.hang_timeout = hang_timeout_setting("run_mpi", failure);
-  return s;
-}
 
 // ------------------------------------------------------------------ heap slots
 
@@ -343,58 +296,24 @@ ProcessWorld::ProcessWorld(Bootstrap& boot, MpiBootstrap* mpi, std::size_t heap_
     : World(boot.size(), heap_bytes), boot_(boot), me_(boot.rank()), allocator_(heap_bytes) {
   // 1. Settings and heap size.
   std::string failure;
-  settings_ = read_settings(failure);
+  settings_ = read_settings("the CPU target's providers: ipc, mpi", failure);
+  if (settings_.provider == Provider::nvshmem) {
+    failure = "iris: run_mpi: IRIS_TRANSPORT=nvshmem is a provider of the GPU target, which is not built for the "
+              "CPU target (its providers: ipc, mpi)";
+  }
   try {
     trace_options_ = trace_settings();
   } catch (const Error& e) {
     failure = e.what();
   }
   agree_step(boot, "reading IRIS_TRANSPORT, IRIS_RANKS_PER_NODE, IRIS_HANG_TIMEOUT and IRIS_TRACE_EVENTS", failure);
-  {
-    std::uint64_t mine[Settings::kWords];
-    settings_.to_words(mine);
-    std::vector<std::uint64_t> all(Settings::kWords * static_cast<std::size_t>(size));
-    boot.allgather(mine, all.data(), sizeof mine);
-    for (int r = 1; r < size; ++r) {
-      if (!std::equal(all.begin(), all.begin() + Settings::kWords, all.begin() + Settings::kWords * r)) {
-        throw Error("iris: run_mpi: IRIS_TRANSPORT, IRIS_RANKS_PER_NODE and IRIS_HANG_TIMEOUT must be the same on "
-                    "every rank (mpirun -x NAME=value), but rank " + std::to_string(r) + "'s differ from rank 0's");
-      }
-    }
-  }
+  check_same_settings(boot, settings_);
   check_heap_sizes(boot, heap_bytes);
-  const std::uint64_t per_node = settings_.ranks_per_node;
-  if (per_node != 0 && size % per_node != 0) {
-    throw Error("iris: run_mpi: IRIS_RANKS_PER_NODE=" + std::to_string(per_node) + " does not divide the " +
-                std::to_string(size) + " ranks of the world");
-  }
 
   // 2. Node teams and the provider.
-  std::vector<int> members;  // my node's ranks: my host's, cut by IRIS_RANKS_PER_NODE
-  for (const int r : ranks_of_my_host(boot)) {
-    if (per_node == 0 || static_cast<std::uint64_t>(r) / per_node == static_cast<std::uint64_t>(me_) / per_node) {
-      members.push_back(r);
-    }
-  }
-  node_size_ = static_cast<int>(members.size());
-  node_first_ = members[0];
-  std::string listed;
-  for (int m : members) listed += (listed.empty() ? "" : ", ") + std::to_string(m);
-  if (per_node != 0 && static_cast<std::uint64_t>(node_size_) != per_node) {
-    failure = "iris: run_mpi: IRIS_RANKS_PER_NODE=" + std::to_string(per_node) + ", but the node of rank " +
-              std::to_string(me_) + " has ranks " + listed + " only: a node's ranks must run on one host";
-  }
-  for (int i = 0; i < node_size_; ++i) {
-    if (members[static_cast<std::size_t>(i)] != node_first_ + i) {
-      failure = "iris: run_mpi: the ranks of a node must be consecutive, but rank " + std::to_string(me_) +
-                "'s node has ranks " + listed +
-                " (start the ranks by slot, mpirun's default, or set IRIS_RANKS_PER_NODE)";
-    }
-  }
-  agree_step(boot, "forming the node teams", failure);
-  const std::vector<int> firsts = allgather_values(boot, node_first_);
-  int nodes = 0;
-  for (int r = 0; r < size; ++r) nodes += firsts[static_cast<std::size_t>(r)] == r;
+  const NodeTeams teams = form_node_teams(boot, settings_.ranks_per_node);
+  node_first_ = teams.first, node_size_ = teams.size;
+  const int nodes = teams.nodes;
   const Provider provider = settings_.provider != Provider::automatic ? settings_.provider
                             : nodes == 1                              ? Provider::ipc
                                                                       : Provider::mpi;
