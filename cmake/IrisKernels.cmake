@@ -1,4 +1,4 @@
-# iris_add_kernels(<target> [PLATFORM cpu|nvidia|amd] [CHECKED] [TRACE] [RUNTIME <library>]
+# iris_add_kernels(<target> [PLATFORM cpu|nvidia|amd] [CHECKED] [TRACE] [NVSHMEM] [RUNTIME <library>]
 #                  <file.iris>... [SOURCES <host source>...] [FLAGS <irisc option>...])
 #
 # The one build rule for .iris files, used by this project's samples and tests
@@ -27,7 +27,11 @@
 # operations and the collectives run kernels that record traces too (with
 # CHECKED they run their checked kernels, which do not). RUNTIME links another
 # runtime library instead of the platform's: Iris::runtime_gpu_mpi for run_mpi,
-# a sanitizer build of the runtime.
+# a sanitizer build of the runtime. NVSHMEM (nvidia) builds the kernels with
+# a far path, for worlds of several nodes: the remote accesses of `multinode`
+# kernels reach far ranks through NVSHMEM (docs/multi-node.md); the target's
+# CUDA code becomes relocatable (CUDA_SEPARABLE_COMPILATION) and links
+# Iris::runtime_gpu_nvshmem with NVSHMEM's device library.
 #
 # FLAGS are more options for irisc, for every file: a -Wno-<check> switch
 # that turns off one of the memory-model checks (docs/language.md 12.1).
@@ -205,7 +209,7 @@ function(_iris_platform_amd target dir sources)
 endfunction()
 
 function(iris_add_kernels target)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "CHECKED;TRACE" "PLATFORM;RUNTIME" "SOURCES;FLAGS")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "CHECKED;TRACE;NVSHMEM" "PLATFORM;RUNTIME" "SOURCES;FLAGS")
   set(platform ${ARG_PLATFORM})
   if(NOT platform)
     set(platform ${IRIS_PLATFORM})
@@ -263,6 +267,16 @@ function(iris_add_kernels target)
   elseif(platform STREQUAL "nvidia")
     _iris_platform_nvidia(${target} ${dir} "${ARG_SOURCES}")
     set(runtime Iris::runtime_gpu)
+    if(ARG_NVSHMEM)
+      # The far path calls NVSHMEM's device functions, which live in its device
+      # library: relocatable device code, linked with it (docs/multi-node.md).
+      if(NOT TARGET Iris::runtime_gpu_nvshmem)
+        message(FATAL_ERROR "iris_add_kernels(${target} NVSHMEM): this Iris has no NVSHMEM runtime "
+                            "(configure it with IRIS_NVSHMEM_HOME)")
+      endif()
+      set_target_properties(${target} PROPERTIES CUDA_SEPARABLE_COMPILATION ON CUDA_RESOLVE_DEVICE_SYMBOLS ON)
+      set(runtime Iris::runtime_gpu_nvshmem)
+    endif()
   else()
     _iris_platform_amd(${target} ${dir} "${ARG_SOURCES}")
     set(runtime Iris::runtime_amd)

@@ -26,6 +26,13 @@
 # limit PYTHON_CHECK_LIMIT, default 7200). That row alone needs more than the
 # GPU driver: cmake and ninja, nvcc and a C++ compiler, and a python3 whose torch
 # has CUDA (python-check.sh says what it lacks). Logs go to $BUILD_DIR/gpu-check/.
+#
+# Where the build has the nvshmem provider's programs (target
+# nvshmem_check_programs, docs/multi-node.md), the MPI rows end with them: the
+# multinode sample and the collectives' validation as one node through NVSHMEM,
+# as fake nodes of 2 and with every rank far, NVSHMEM's libraries from
+# NVSHMEM_HOME (default: the nvidia-nvshmem-cu13 wheel of python3). ONLY=nvshmem
+# runs those rows alone.
 set -uo pipefail
 package=${PYTHON_PACKAGE:+$(realpath -m "$PYTHON_PACKAGE")}  # (the caller's folder, before the cd)
 cd "$(dirname "$0")/.." || exit 2
@@ -79,8 +86,33 @@ run() {
   [ "$result" = PASS ] || scripts/run-limited.sh --show "$log"
 }
 
+# The nvshmem provider's rows: one node through NVSHMEM, fake nodes of 2, every
+# rank far (IRIS_RANKS_PER_NODE), for each world size of RANKS above 1. NVSHMEM
+# reaches the GPUs of this host only (NVSHMEM_REMOTE_TRANSPORT=none: no network),
+# and its NVLink multicast stays off (NVSHMEM_DISABLE_NVLS=1).
+nvshmem_rows() {
+  local sample=$build/tests/gpu/sample_multinode_gpu_nvshmem ccl=$build/tests/gpu/ccl_host_validation_gpu_nvshmem
+  [ -x "$sample" ] || return 0
+  local home=${NVSHMEM_HOME:-$(python3 -c 'import nvidia.nvshmem as m; print(m.__path__[0])' 2>/dev/null)}
+  local env=(-x LD_LIBRARY_PATH="$home/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" -x NVSHMEM_REMOTE_TRANSPORT=none
+             -x NVSHMEM_DISABLE_NVLS=1)
+  local ranks nodes
+  for ranks in $ranks_list; do
+    [ "$ranks" -ge 2 ] || continue
+    for nodes in one_node 2 1; do
+      local team=(-x IRIS_TRANSPORT=nvshmem) mode=nvshmem
+      [ "$nodes" = one_node ] || team=(-x IRIS_RANKS_PER_NODE="$nodes") mode=nvsh_rpn$nodes
+      run multinode "$mode" "$ranks" "$mpirun" "${mpirun_flags[@]}" -np "$ranks" "${env[@]}" "${team[@]}" \
+        "$sample" --size 1,1000,4097 --validate
+      run ccl_validation "$mode" "$ranks" "$mpirun" "${mpirun_flags[@]}" -np "$ranks" "${env[@]}" "${team[@]}" "$ccl"
+    done
+  done
+}
+
 echo
 printf '%-22s %-8s %5s  %-12s %8s\n' check mode ranks result seconds
+# Every other row.
+all_rows() {
 run smoke threads 2 "$build/tests/gpu/iris_gpu_smoke" --ranks 2
 run smoke threads 4 "$build/tests/gpu/iris_gpu_smoke" --ranks 4
 run checked_failure threads 2 "$build/tests/gpu/iris_gpu_smoke" --checked-failure
@@ -160,14 +192,21 @@ if [ "${NO_MPI:-0}" != 1 ]; then
         "$mpirun" "${mpirun_flags[@]}" -np "$ranks" -x IRIS_TRACE "$build/tests/gpu/sample_multinode_gpu_traced_mpi" \
         --size 1000,4097 --validate
     done
+    nvshmem_rows
   fi
+fi
+}
+if [ "${ONLY:-}" = nvshmem ]; then
+  nvshmem_rows
+else
+  all_rows
 fi
 
 # iris_torch, built against the installed Iris package PYTHON_PACKAGE names and
 # the python3 on PATH (whose torch has CUDA), and its tests on the same ranks:
 # scripts/python-check.sh, whose own table is in this row's log.
 # (Its tests run under mpirun: skipped with the other MPI rows.)
-if [ -n "$package" ] && [ "${NO_MPI:-0}" != 1 ]; then
+if [ -n "$package" ] && [ "${NO_MPI:-0}" != 1 ] && [ "${ONLY:-}" != nvshmem ]; then
   # (limit: run's, for this call only)
   limit=${PYTHON_CHECK_LIMIT:-7200} run python_check mpi "$(tr ' ' ',' <<< "$ranks_list")" \
     env RANKS="$ranks_list" TIMEOUT="${PYTHON_TIMEOUT:-300}" MPIRUN="$mpirun" MPIRUN_FLAGS="${mpirun_flags[*]}" \

@@ -104,6 +104,7 @@ World::World(int size_, std::size_t heap_bytes)
     : hang_timeout_ns(hang_timeout_ns_setting()),
       size(size_),
       heap_size(heap_bytes),
+      node_size(size_),
       bases(static_cast<std::size_t>(size_), nullptr) {
   locals_.resize(static_cast<std::size_t>(size_));
 }
@@ -117,16 +118,14 @@ void World::create_heap(GpuRank& g) {
   if (heap_size > SIZE_MAX - kRuntimeAreaBytes - align) {
     throw Error("iris: cannot allocate a symmetric heap of " + std::to_string(heap_size) + " bytes: too large");
   }
-  const std::size_t bytes = heap_size + kRuntimeAreaBytes + align;
-  void* p = nullptr;
-  const hipError_t e = hipMalloc(&p, bytes);
-  if (e != hipSuccess) {
+  void* p = allocate_heap(heap_size + kRuntimeAreaBytes, align);
+  if (p == nullptr) {
     std::size_t free_bytes = 0, total_bytes = 0;
-    (void)hipGetLastError();
+    const hipError_t e = hipGetLastError();
     (void)hipMemGetInfo(&free_bytes, &total_bytes);
     throw Error("iris: cannot allocate the symmetric heap of rank " + std::to_string(g.rank) + " (" +
                 std::to_string(heap_size) + " bytes and a runtime area of " + std::to_string(kRuntimeAreaBytes) +
-                " bytes) on GPU " + std::to_string(g.device) + ": hipMalloc: " + hipGetErrorName(e) + ": " +
+                " bytes) on GPU " + std::to_string(g.device) + ": " + hipGetErrorName(e) + ": " +
                 hipGetErrorString(e) + " (" + std::to_string(free_bytes) + " of " + std::to_string(total_bytes) +
                 " bytes free on the GPU)");
   }
@@ -232,10 +231,17 @@ void World::publish(GpuRank& g) {
   IRIS_HIP(g.rank, g.device, hipDeviceSynchronize());
 }
 
+void* World::allocate_heap(std::size_t bytes, std::size_t alignment) {
+  void* p = nullptr;
+  return hipMalloc(&p, bytes + alignment) == hipSuccess ? p : nullptr;
+}
+
+void World::free_heap(void* allocation) { (void)hipFree(allocation); }
+
 void World::release(GpuRank& g) {
   if (g.device >= 0) (void)hipSetDevice(g.device);
   if (g.device_bases != nullptr) (void)hipFree(g.device_bases);
-  if (g.allocation != nullptr) (void)hipFree(g.allocation);
+  if (g.allocation != nullptr) free_heap(g.allocation);
   if (g.report != nullptr) (void)hipHostFree(g.report);
   if (g.waiting != nullptr) (void)hipHostFree(g.waiting);
   g.waiting = nullptr;
@@ -250,7 +256,7 @@ void World::release(GpuRank& g) {
 DeviceContext World::context(int r) const {
   const GpuRank& g = local(r);
   auto* area = reinterpret_cast<BarrierState*>(g.base + heap_size);
-  return {g.device_bases, heap_size, r, size, 0, size, area, &area->allocations};  // one node: CUDA/HIP IPC
+  return {g.device_bases, heap_size, r, size, node_first, node_size, area, &area->allocations, far_slots, slot_stride};
 }
 
 void World::publish_allocations(int r) {

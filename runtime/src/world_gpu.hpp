@@ -53,7 +53,7 @@ namespace iris::detail {
 struct GpuRank {
   int rank = -1;
   int device = -1;
-  char* allocation = nullptr;     // from hipMalloc: heap + runtime area + alignment slack
+  char* allocation = nullptr;     // from hipMalloc (or the world's allocate_heap): heap + runtime area + slack
   char* base = nullptr;           // heap base, aligned to HeapAllocator::kMaxAlignment
   char** device_bases = nullptr;  // device copy of the heap base table
   ErrorReport* report = nullptr;  // host-mapped checked-mode report buffer
@@ -91,7 +91,13 @@ struct World {
   // an allocate or free, kernels launched later check against the new table;
   // kernels launched before a host barrier are complete after it.
   void heap_changed(int r) { publish_allocations(r); }
-  void before_barrier(int r) { sync_device(r); }
+  void before_barrier(int r) {
+    complete_puts(r);
+    sync_device(r);
+  }
+  // Rank r's puts to far ranks, from kernels launched so far, complete at their
+  // targets (in the order of its stream): a world of several nodes' provider.
+  virtual void complete_puts(int) {}
   int multiprocessor_count(int r) const;
   // Throws the Error for a failed device call of rank r, with the checked-mode
   // reports of the ranks of this process.
@@ -108,11 +114,17 @@ struct World {
   // Allocates rank r's heap on `device` (current device set here), zeroes heap and
   // runtime area, and creates its report buffer. Does not fill the base tables.
   void create_heap(GpuRank& g);
+  // Where create_heap takes the heap's memory, `bytes` that it places at the
+  // next multiple of `alignment` (hipMalloc'ed with `alignment` bytes more), and
+  // how release gives it back: hipMalloc and hipFree unless a provider has its
+  // own (NVSHMEM's symmetric heap). Null: out of memory.
+  virtual void* allocate_heap(std::size_t bytes, std::size_t alignment);
+  virtual void free_heap(void* allocation);
   // Once bases[] is complete: the device base table and the runtime area's report
   // pointer of a local rank.
   void publish(GpuRank& g);
   // Frees a local rank's device resources (errors ignored: used on teardown).
-  static void release(GpuRank& g);
+  void release(GpuRank& g);
   // What a local rank recorded, once its kernels are done (the run records a trace).
   RankTrace take_trace(int r);
   // The offset from `device`'s trace clock to the host's steady clock (current
@@ -130,6 +142,12 @@ struct World {
 
   const int size;
   const std::size_t heap_size;
+  // My node team and the far ranks' slots (DeviceContext): one node unless a
+  // provider reaches far ranks.
+  int node_first = 0;
+  int node_size;
+  const char* far_slots = nullptr;
+  std::size_t slot_stride = 0;
   std::vector<char*> bases;  // heap base of every rank, as addressed from this process
   std::vector<std::unique_ptr<GpuRank>> locals_;  // by rank; null for ranks of other processes
 };

@@ -1,31 +1,55 @@
 // Iris runtime, GPU backend: run_mpi -- one process per rank, started by mpirun
-// (library iris_runtime_gpu_mpi; run_threads does not need MPI) -- and
-// WorldHandle, whose processes meet through MPI or the program's Bootstrap.
+// (library iris_runtime_gpu_mpi, or iris_runtime_gpu_nvshmem built with NVSHMEM;
+// run_threads does not need MPI) -- and WorldHandle, whose processes meet
+// through MPI or the program's Bootstrap.
 //
 // Start-up, in steps that every process takes together (a step that fails on one
 // process fails on all, with a message naming the ranks, so that nobody waits in a
 // collective for a process that has given up):
-//   1. world size and rank from the Bootstrap; all ranks must share one host
-//      (heaps are shared through CUDA/HIP IPC) and ask for the same heap size;
-//   2. the GPU: rank among the host's ranks % number of visible GPUs; the heap
-//      is hipMalloc'ed there and zeroed;
-//   3. every process publishes hipIpcGetMemHandle of its heap allocation and the
-//      heap's offset in it (an allgather) and opens everybody else's handle with
-//      hipIpcOpenMemHandle (its own heap: its own pointer), which gives the host
-//      base table; the table is copied to the device for DeviceContext::heap_bases.
+//   1. world size and rank from the Bootstrap; IRIS_TRANSPORT, IRIS_RANKS_PER_NODE
+//      and IRIS_HANG_TIMEOUT the same on every rank, and the same heap size;
+//   2. the node teams (node_teams.hpp) and the provider: ipc for a world of one
+//      node, nvshmem for several (only iris_runtime_gpu_nvshmem has it);
+//   3. the GPU: rank among the host's ranks % number of visible GPUs;
+//   4. the heaps, by provider:
+//      ipc      hipMalloc'ed and zeroed; every process publishes
+//               hipIpcGetMemHandle of its heap allocation (an allgather) and
+//               opens everybody else's with hipIpcOpenMemHandle;
+//      nvshmem  NVSHMEM starts from a unique id that rank 0 makes and the
+//               Bootstrap spreads; every heap is one nvshmem_align'ed block of
+//               NVSHMEM's symmetric heap, at the same offset on every PE; my
+//               node team's bases are nvshmem_ptr's mappings of theirs, the far
+//               ranks' slots of a reserved range that takes no loads and
+//               stores, which the kernels' far path (device_nvshmem.hpp) turns
+//               into NVSHMEM's puts, gets and atomics;
+//      then the base table is copied to the device for DeviceContext::heap_bases.
 // Collectives: every process runs its own allocator through the same calls; each
 // allocate/free/barrier/agree/from_rank0 is an allgather of the call descriptors, compared with
 // rank 0's on every process (same messages as run_threads), so a mismatch is an
-// iris::Error on every rank and the allocators never diverge. The host barrier is
-// a device synchronisation followed by that allgather.
+// iris::Error on every rank and the allocators never diverge. The host barrier
+// completes the rank's far puts, synchronises its device, then is that allgather.
 //
 // run_mpi is WorldHandle's constructor, one run(body) and close(), as on the
 // CPU; the handle keeps the world open between calls for iris_torch.
+#include <sys/mman.h>
+
+#ifndef IRIS_NVSHMEM_RUNTIME
+#define IRIS_NVSHMEM_RUNTIME 0  // iris_runtime_gpu_mpi: the ipc provider only
+#endif
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <optional>
 
 #include "bootstrap_steps.hpp"
 #include "mpi_start.hpp"
+#include "node_teams.hpp"
+#if IRIS_NVSHMEM_RUNTIME
+#include "nvshmem_provider.hpp"
+#endif
 #include "trace_processes.hpp"
 #include "world_gpu.hpp"
 
@@ -41,6 +65,29 @@ struct HeapInfo {
   std::int32_t pad;
 };
 
+#if IRIS_NVSHMEM_RUNTIME
+// A range of address space that takes no loads and stores: the far ranks' slots.
+class ReservedRange {
+ public:
+  explicit ReservedRange(std::size_t bytes) : bytes_(bytes) {
+    void* m = mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) {
+      throw Error("iris: run_mpi: cannot reserve " + std::to_string(bytes) + " bytes of address space for the far "
+                  "ranks' heaps: mmap: " + std::strerror(errno));
+    }
+    base_ = static_cast<char*>(m);
+  }
+  ~ReservedRange() { munmap(base_, bytes_); }
+  ReservedRange(const ReservedRange&) = delete;
+  ReservedRange& operator=(const ReservedRange&) = delete;
+  char* base() const { return base_; }
+
+ private:
+  std::size_t bytes_;
+  char* base_ = nullptr;
+};
+#endif
+
 class ProcessWorld final : public World {
  public:
   ProcessWorld(Bootstrap& boot, std::size_t heap_bytes);
@@ -55,35 +102,87 @@ class ProcessWorld final : public World {
 
  private:
   void agree(const std::string& step, const std::string& failure) { agree_step(boot_, step, failure); }
+  // Step 4 by provider (see the top of the file).
+  void share_heaps_ipc(GpuRank& g);
+  void share_heaps_nvshmem(GpuRank& g);
+#if IRIS_NVSHMEM_RUNTIME
+  void* allocate_heap(std::size_t bytes, std::size_t slack) override;
+  void free_heap(void* allocation) override;
+  void complete_puts(int r) override;
+#endif
 
   Bootstrap& boot_;
   HeapAllocator allocator_;
+  Provider provider_ = Provider::ipc;
   std::uint64_t calls_ = 0;
   std::vector<char*> opened_;  // IPC mappings of other ranks' allocations
+#if IRIS_NVSHMEM_RUNTIME
+  std::unique_ptr<ReservedRange> far_range_;
+#endif
   bool closed_ = false;
 };
 
+// The provider of this world: IRIS_TRANSPORT's, else ipc for one node and
+// nvshmem for several; throws where the library or the world cannot have it.
+Provider choose_provider(Provider asked, int nodes) {
+  const Provider provider = asked != Provider::automatic ? asked : nodes == 1 ? Provider::ipc : Provider::nvshmem;
+  if (provider == Provider::ipc && nodes > 1) {
+    throw Error("iris: run_mpi: IRIS_TRANSPORT=ipc reaches the GPUs of one node only, and this world has " +
+                std::to_string(nodes) + " nodes (IRIS_TRANSPORT=nvshmem reaches every rank)");
+  }
+  if (provider == Provider::nvshmem && !IRIS_NVSHMEM_RUNTIME) {
+    throw Error("iris: run_mpi: " +
+                (asked == Provider::nvshmem ? std::string("IRIS_TRANSPORT=nvshmem asks for NVSHMEM")
+                                            : "this world has " + std::to_string(nodes) +
+                                                  " nodes, whose far ranks only NVSHMEM reaches") +
+                ", but this program's Iris GPU runtime is built without it: link Iris::runtime_gpu_nvshmem and "
+                "build the kernels with iris_add_kernels(... NVSHMEM) (docs/multi-node.md)");
+  }
+  return provider;
+}
+
 ProcessWorld::ProcessWorld(Bootstrap& boot, std::size_t heap_bytes)
     : World(boot.size(), heap_bytes), me(boot.rank()), boot_(boot), allocator_(heap_bytes) {
-  // 1. One host, one heap size.
-  const std::vector<int> host_ranks = ranks_of_my_host(boot_);
-  if (static_cast<int>(host_ranks.size()) != size) {
-    throw Error("iris: run_mpi: all " + std::to_string(size) + " ranks must run on one host (heaps are shared "
-                "through GPU IPC); this host has " + std::to_string(host_ranks.size()));
+  // 1. Settings and heap size.
+  std::string failure;
+  const Settings settings = read_settings("the GPU target's providers: ipc, nvshmem", failure);
+  if (settings.provider == Provider::mpi) {
+    failure = "iris: run_mpi: IRIS_TRANSPORT=mpi is a provider of the CPU target (MPI RMA); the GPU target's "
+              "providers: ipc, nvshmem";
   }
+  agree("reading IRIS_TRANSPORT, IRIS_RANKS_PER_NODE and IRIS_HANG_TIMEOUT", failure);
+  check_same_settings(boot_, settings);
   check_heap_sizes(boot_, heap_bytes);
-  const int local_rank = me;  // every rank is on this host
 
-  // 2. GPU and heap.
+  // 2. Node teams and the provider.
+  const NodeTeams teams = form_node_teams(boot_, settings.ranks_per_node);
+  node_first = teams.first, node_size = teams.size;
+  provider_ = choose_provider(settings.provider, teams.nodes);
+
+  // 3. The GPU.
   auto owned = std::make_unique<GpuRank>();
   GpuRank& g = *owned;
   g.rank = me;
   locals_[static_cast<std::size_t>(me)] = std::move(owned);
+  const std::vector<int> host_ranks = ranks_of_my_host(boot_);
+  const auto local_rank = std::find(host_ranks.begin(), host_ranks.end(), me) - host_ranks.begin();
+  try {
+    g.device = static_cast<int>(local_rank) % device_count("run_mpi");
+    IRIS_HIP(me, g.device, hipSetDevice(g.device));
+  } catch (const Error& e) {
+    failure = e.what();
+  }
+  agree("choosing the GPU", failure);
+
+  // 4. The heaps.
+  if (provider_ == Provider::nvshmem) share_heaps_nvshmem(g);
+  else share_heaps_ipc(g);
+}
+
+void ProcessWorld::share_heaps_ipc(GpuRank& g) {
   HeapInfo info{};
   std::string failure;
   try {
-    g.device = local_rank % device_count("run_mpi");
-    IRIS_HIP(me, g.device, hipSetDevice(g.device));
     create_heap(g);
     bases[static_cast<std::size_t>(me)] = g.base;
     IRIS_HIP(me, g.device, hipIpcGetMemHandle(&info.handle, g.allocation));
@@ -94,7 +193,6 @@ ProcessWorld::ProcessWorld(Bootstrap& boot, std::size_t heap_bytes)
   }
   agree("allocating the heap", failure);
 
-  // 3. Base table from the IPC handles.
   std::vector<HeapInfo> infos(static_cast<std::size_t>(size));
   boot_.allgather(&info, infos.data(), sizeof(HeapInfo));
   try {
@@ -118,6 +216,70 @@ ProcessWorld::ProcessWorld(Bootstrap& boot, std::size_t heap_bytes)
   agree("sharing the heaps", failure);
 }
 
+#if IRIS_NVSHMEM_RUNTIME
+void ProcessWorld::share_heaps_nvshmem(GpuRank& g) {
+  std::string failure;
+  // NVSHMEM's symmetric heap must hold ours, and its own objects beside it.
+  const std::size_t needed = heap_size + kRuntimeAreaBytes + HeapAllocator::kMaxAlignment + (std::size_t{256} << 20);
+  if (std::getenv("NVSHMEM_SYMMETRIC_SIZE") == nullptr) {
+    setenv("NVSHMEM_SYMMETRIC_SIZE", std::to_string(std::max(needed, std::size_t{1} << 30)).c_str(), 1);
+  }
+  nvshmem::UniqueId id{};
+  if (me == 0 && !nvshmem::make_unique_id(id)) failure = "iris: run_mpi: NVSHMEM cannot make a unique id";
+  agree("starting NVSHMEM (nvshmemx_get_uniqueid)", failure);
+  id = allgather_values(boot_, id)[0];
+  if (const std::string why = nvshmem::start(me, size, id); !why.empty()) {
+    failure = "iris: run_mpi: NVSHMEM did not start on rank " + std::to_string(me) + ": " + why;
+  }
+  agree("starting NVSHMEM", failure);
+
+  slot_stride = (heap_size + kRuntimeAreaBytes + HeapAllocator::kMaxAlignment - 1) / HeapAllocator::kMaxAlignment *
+                HeapAllocator::kMaxAlignment;
+  try {
+    create_heap(g);  // collective in NVSHMEM: every rank allocates, in the same order
+    bases[static_cast<std::size_t>(me)] = g.base;
+    if (node_size != size) {
+      far_range_ = std::make_unique<ReservedRange>(slot_stride * static_cast<std::size_t>(size));
+      far_slots = far_range_->base();
+    }
+    for (int r = 0; r < size; ++r) {
+      char*& base = bases[static_cast<std::size_t>(r)];
+      if (r == me) continue;
+      if (r < node_first || r >= node_first + node_size) {
+        base = far_range_->base() + slot_stride * static_cast<std::size_t>(r);
+        continue;
+      }
+      base = static_cast<char*>(nvshmem::ptr(g.base, r));
+      if (base == nullptr) {
+        throw Error("iris: run_mpi: rank " + std::to_string(me) + " (GPU " + std::to_string(g.device) +
+                    ") cannot load from the heap of rank " + std::to_string(r) + ", in its node team: nvshmem_ptr "
+                    "is null (no peer access between their GPUs); IRIS_RANKS_PER_NODE=1 makes every other rank far");
+      }
+    }
+    publish(g);
+  } catch (const Error& e) {
+    failure = e.what();
+  }
+  agree("sharing the heaps through NVSHMEM", failure);
+}
+
+void* ProcessWorld::allocate_heap(std::size_t bytes, std::size_t alignment) {
+  if (provider_ != Provider::nvshmem) return World::allocate_heap(bytes, alignment);
+  return nvshmem::align(alignment, bytes);
+}
+
+void ProcessWorld::free_heap(void* allocation) {
+  if (provider_ != Provider::nvshmem) return World::free_heap(allocation);
+  nvshmem::free(allocation);
+}
+
+void ProcessWorld::complete_puts(int) {
+  if (provider_ == Provider::nvshmem) nvshmem::quiet_on_stream(hipStreamPerThread);
+}
+#else
+void ProcessWorld::share_heaps_nvshmem(GpuRank&) {}  // (choose_provider refuses nvshmem)
+#endif
+
 ProcessWorld::~ProcessWorld() {
   // Without close() (an exception left run_mpi) other ranks may still use this
   // heap, and kernels may still run: leave everything to the end of the process.
@@ -127,6 +289,7 @@ void ProcessWorld::close() {
   if (closed_) return;
   closed_ = true;
   GpuRank& g = local(me);
+  complete_puts(me);
   sync_device(me);
   if (trace_options) write_trace_of_processes(boot_, take_trace(me), trace_options->path);
   barrier(boot_);  // nobody uses another rank's heap any more
@@ -134,6 +297,9 @@ void ProcessWorld::close() {
   opened_.clear();
   barrier(boot_);  // nobody maps this heap any more
   release(g);
+#if IRIS_NVSHMEM_RUNTIME
+  if (provider_ == Provider::nvshmem) nvshmem::finalize();
+#endif
 }
 
 std::uint64_t ProcessWorld::collective(int r, const CollectiveCall& call) {

@@ -42,6 +42,11 @@ namespace detail {
 // is not in my node team: its heap is addressed in the range of far slots
 // (DeviceContext::far_slots), which takes no loads and stores.
 
+// The element types and operations of far atomics (sub is a sum of the negated
+// value; replace writes, no_op reads).
+enum class FarElement : std::uint8_t { i32, u32, i64, u64, f32, f64 };
+enum class FarOp : std::uint8_t { sum, band, bor, bxor, min, max, replace, no_op };
+
 // Whether every rank of ctx's world is near (one node: no transport).
 IRIS_HD inline bool one_node(const DeviceContext& ctx) { return ctx.node_size == ctx.world_size; }
 

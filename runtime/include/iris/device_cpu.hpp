@@ -180,11 +180,6 @@ TraceBuffer* trace_buffer(const DeviceContext& ctx);
 // process's address space (DeviceContext::far_slots): near slots hold the team's
 // shared memory, far slots nothing (a load faults).
 
-// The element types and operations of far atomics (sub is a sum of the negated
-// value; replace writes, no_op reads).
-enum class FarElement : std::uint8_t { i32, u32, i64, u64, f32, f64 };
-enum class FarOp : std::uint8_t { sum, band, bor, bxor, min, max, replace, no_op };
-
 void far_put(const DeviceContext& ctx, int rank, std::uint64_t offset, const void* from, std::size_t bytes);
 void far_get(const DeviceContext& ctx, int rank, std::uint64_t offset, void* to, std::size_t bytes);
 // *old = the element's value before; the element becomes `op` of it and *value.

@@ -50,6 +50,10 @@
 #define IRIS_DEVICE_PASS 0
 #endif
 
+#if IRIS_FAR_PATH
+#include "iris/device_nvshmem.hpp"  // the far path: kernels built for NVSHMEM
+#endif
+
 namespace iris {
 
 namespace detail {
@@ -216,9 +220,13 @@ struct BarrierArrival {
   unsigned long long* counter;
   unsigned long long target;
 };
-IRIS_HD inline BarrierArrival barrier_arrive(const DeviceContext& ctx, int program_id) {
+// The counter of program_id's barriers, on rank 0.
+IRIS_HD inline unsigned long long* barrier_counter(const DeviceContext& ctx, int program_id) {
   const unsigned slot = static_cast<unsigned>(program_id) % static_cast<unsigned>(kBarrierSlots);
-  unsigned long long* counter = translate(&ctx.barrier->arrivals[slot], 0, ctx);
+  return translate(&ctx.barrier->arrivals[slot], 0, ctx);
+}
+IRIS_HD inline BarrierArrival barrier_arrive(const DeviceContext& ctx, int program_id) {
+  unsigned long long* counter = barrier_counter(ctx, program_id);
   const auto world = static_cast<unsigned long long>(ctx.world_size);
   // Make the writes of the whole block (ordered before this thread by the
   // __syncthreads in single()) visible at system scope before arriving.
@@ -233,6 +241,10 @@ IRIS_HD inline void barrier(const DeviceContext& ctx, int program_id) {
     fence<Sem::acq_rel, Scope::sys>();
     return;
   }
+#if IRIS_FAR_PATH
+  // Rank 0, which holds the counters, is far: the same protocol over the transport.
+  if (ctx.node_first != 0) return detail::far_barrier(ctx, detail::barrier_counter(ctx, program_id));
+#endif
   const detail::BarrierArrival arrival = detail::barrier_arrive(ctx, program_id);
   detail::Backoff backoff;
   while (atomic_load<Sem::acquire, Scope::sys>(arrival.counter) < arrival.target) backoff.pause();
@@ -418,7 +430,7 @@ IRIS_HD void wait_until_checked(const DeviceContext& ctx, T* p, Cmp op, std::typ
 // barrier in checked builds: the same arrival, then a wait that reports a hang
 // with the number of ranks that have arrived (detail::spin_checked).
 IRIS_HD inline void barrier_checked(const DeviceContext& ctx, int program_id, const char* file, int line) {
-  if (ctx.world_size == 1) {
+  if (ctx.world_size == 1 || (IRIS_FAR_PATH && ctx.node_first != 0)) {  // (a far rank 0: unchecked)
     barrier(ctx, program_id);
     return;
   }

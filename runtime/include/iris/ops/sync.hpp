@@ -50,6 +50,10 @@ IRIS_HD void memory_fence(const C& check = {}) {
 // Checked builds' barriers report a hang on the GPU, like their waits.
 template <class C = Unchecked>
 IRIS_HD void device_barrier(const Program& p, const C& check = {}) {
+#if IRIS_FAR_PATH
+  // Every thread's puts to far ranks complete before the instance arrives.
+  if (!detail::one_node(p.ctx)) detail::far_complete_puts();
+#endif
   single([&] {
     if constexpr (is_checked<C>) barrier_checked(p.ctx, p.linear_id(), check.file, check.line);
     else barrier(p.ctx, p.linear_id());
