@@ -125,9 +125,10 @@ void World::create_heap(GpuRank& g) {
     (void)hipMemGetInfo(&free_bytes, &total_bytes);
     throw Error("iris: cannot allocate the symmetric heap of rank " + std::to_string(g.rank) + " (" +
                 std::to_string(heap_size) + " bytes and a runtime area of " + std::to_string(kRuntimeAreaBytes) +
-                " bytes) on GPU " + std::to_string(g.device) + ": " + hipGetErrorName(e) + ": " +
-                hipGetErrorString(e) + " (" + std::to_string(free_bytes) + " of " + std::to_string(total_bytes) +
-                " bytes free on the GPU)");
+                " bytes) on GPU " + std::to_string(g.device) + ": " +
+                (e != hipSuccess ? std::string(hipGetErrorName(e)) + ": " + hipGetErrorString(e)
+                                 : std::string("the provider's symmetric heap is full")) +
+                " (" + std::to_string(free_bytes) + " of " + std::to_string(total_bytes) + " bytes free on the GPU)");
   }
   g.allocation = static_cast<char*>(p);
   const auto addr = reinterpret_cast<std::uintptr_t>(p);

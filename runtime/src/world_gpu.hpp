@@ -92,11 +92,11 @@ struct World {
   // kernels launched before a host barrier are complete after it.
   void heap_changed(int r) { publish_allocations(r); }
   void before_barrier(int r) {
-    complete_puts(r);
     sync_device(r);
+    complete_puts(r);
   }
-  // Rank r's puts to far ranks, from kernels launched so far, complete at their
-  // targets (in the order of its stream): a world of several nodes' provider.
+  // Once rank r's kernels are done: their puts to far ranks complete at their
+  // targets (a provider of worlds of several nodes).
   virtual void complete_puts(int) {}
   int multiprocessor_count(int r) const;
   // Throws the Error for a failed device call of rank r, with the checked-mode

@@ -219,7 +219,9 @@ void ProcessWorld::share_heaps_ipc(GpuRank& g) {
 #if IRIS_NVSHMEM_RUNTIME
 void ProcessWorld::share_heaps_nvshmem(GpuRank& g) {
   std::string failure;
-  // NVSHMEM's symmetric heap must hold ours, and its own objects beside it.
+  // NVSHMEM's symmetric heap must hold ours, and its own objects beside it:
+  // its static heap (NVSHMEM_DISABLE_CUDA_VMM=1) is NVSHMEM_SYMMETRIC_SIZE
+  // bytes; the default, growing heap reads it as its first size.
   const std::size_t needed = heap_size + kRuntimeAreaBytes + HeapAllocator::kMaxAlignment + (std::size_t{256} << 20);
   if (std::getenv("NVSHMEM_SYMMETRIC_SIZE") == nullptr) {
     setenv("NVSHMEM_SYMMETRIC_SIZE", std::to_string(std::max(needed, std::size_t{1} << 30)).c_str(), 1);
@@ -274,7 +276,9 @@ void ProcessWorld::free_heap(void* allocation) {
 }
 
 void ProcessWorld::complete_puts(int) {
-  if (provider_ == Provider::nvshmem) nvshmem::quiet_on_stream(hipStreamPerThread);
+  if (provider_ != Provider::nvshmem) return;
+  nvshmem::quiet_on_stream(hipStreamPerThread);  // (a kernel where a network transport is connected)
+  IRIS_HIP(me, local(me).device, hipStreamSynchronize(hipStreamPerThread));
 }
 #else
 void ProcessWorld::share_heaps_nvshmem(GpuRank&) {}  // (choose_provider refuses nvshmem)
@@ -289,8 +293,8 @@ void ProcessWorld::close() {
   if (closed_) return;
   closed_ = true;
   GpuRank& g = local(me);
-  complete_puts(me);
   sync_device(me);
+  complete_puts(me);
   if (trace_options) write_trace_of_processes(boot_, take_trace(me), trace_options->path);
   barrier(boot_);  // nobody uses another rank's heap any more
   for (char* p : opened_) (void)hipIpcCloseMemHandle(p);

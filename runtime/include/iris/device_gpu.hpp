@@ -242,8 +242,8 @@ IRIS_HD inline void barrier(const DeviceContext& ctx, int program_id) {
     return;
   }
 #if IRIS_FAR_PATH
-  // Rank 0, which holds the counters, is far: the same protocol over the transport.
-  if (ctx.node_first != 0) return detail::far_barrier(ctx, detail::barrier_counter(ctx, program_id));
+  // Several nodes: the same protocol over the transport's atomics, on every rank.
+  if (!detail::one_node(ctx)) return detail::far_barrier(ctx, detail::barrier_counter(ctx, program_id));
 #endif
   const detail::BarrierArrival arrival = detail::barrier_arrive(ctx, program_id);
   detail::Backoff backoff;
@@ -430,7 +430,7 @@ IRIS_HD void wait_until_checked(const DeviceContext& ctx, T* p, Cmp op, std::typ
 // barrier in checked builds: the same arrival, then a wait that reports a hang
 // with the number of ranks that have arrived (detail::spin_checked).
 IRIS_HD inline void barrier_checked(const DeviceContext& ctx, int program_id, const char* file, int line) {
-  if (ctx.world_size == 1 || (IRIS_FAR_PATH && ctx.node_first != 0)) {  // (a far rank 0: unchecked)
+  if (ctx.world_size == 1 || (IRIS_FAR_PATH && !detail::one_node(ctx))) {  // (several nodes: unchecked)
     barrier(ctx, program_id);
     return;
   }

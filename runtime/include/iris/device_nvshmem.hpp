@@ -8,13 +8,14 @@
 //                           registers, which no network can read from or write
 //                           to, so the bytes travel by value, 8 at a time where
 //                           aligned; complete at far_complete_puts (quiet)
-//   far_fetch_op ...        NVSHMEM's atomics for 32- and 64-bit integers (its
-//                           int32/uint32/int64/uint64 forms); min, max and every
-//                           arithmetic on float and double are compare-and-swap
-//                           loops on the bits, which NVSHMEM has no atomic for
+//   far_fetch_op ...        NVSHMEM's atomics on the bits of 32- and 64-bit
+//                           integers (its uint32 and uint64 forms); min, max and
+//                           every arithmetic on float and double are
+//                           compare-and-swap loops on the bits, which NVSHMEM
+//                           has no atomic for
 //   far_complete_puts       nvshmem_quiet
-//   far_barrier             the device barrier when rank 0, which holds its
-//                           counters, is far: NVSHMEM's atomics on them
+//   far_barrier             the device barrier of a world of several nodes:
+//                           NVSHMEM's atomics on rank 0's counters
 //
 // Every rank's heap lies in NVSHMEM's symmetric heap at the same offset from
 // the world's start, so the symmetric address of an offset in rank r's heap is
@@ -45,28 +46,29 @@ IRIS_HD inline void far_complete_puts() {
 #endif
 }
 
-// Bytes by value: 8, 4, 2 or 1 at a time, the widest that both ends' alignment allows.
+// Bytes by value: 8, 4, 2 or 1 at a time, the widest that both ends' alignment
+// allows (memcpy: the bytes are a tile's elements, of any type).
 IRIS_HD inline void far_put(const DeviceContext& ctx, int rank, std::uint64_t offset, const void* from,
                             std::size_t bytes) {
 #if IRIS_DEVICE_PASS
   auto* to = far_symmetric<unsigned char>(ctx, offset);
   const auto* src = static_cast<const unsigned char*>(from);
+  const auto put = [&](auto word, std::size_t i) {
+    std::memcpy(&word, src + i, sizeof word);
+    using W = decltype(word);
+    if constexpr (sizeof(W) == 8) nvshmem_uint64_p(reinterpret_cast<W*>(to + i), word, rank);
+    else if constexpr (sizeof(W) == 4) nvshmem_uint32_p(reinterpret_cast<W*>(to + i), word, rank);
+    else if constexpr (sizeof(W) == 2) nvshmem_uint16_p(reinterpret_cast<W*>(to + i), word, rank);
+    else nvshmem_uint8_p(to + i, word, rank);
+    return sizeof(W);
+  };
   for (std::size_t i = 0; i < bytes;) {
-    const auto aligned = (reinterpret_cast<std::uintptr_t>(to + i) | reinterpret_cast<std::uintptr_t>(src + i));
+    const auto aligned = reinterpret_cast<std::uintptr_t>(to + i) | reinterpret_cast<std::uintptr_t>(src + i);
     const std::size_t left = bytes - i;
-    if (left >= 8 && aligned % 8 == 0) {
-      nvshmem_uint64_p(reinterpret_cast<std::uint64_t*>(to + i), *reinterpret_cast<const std::uint64_t*>(src + i), rank);
-      i += 8;
-    } else if (left >= 4 && aligned % 4 == 0) {
-      nvshmem_uint32_p(reinterpret_cast<std::uint32_t*>(to + i), *reinterpret_cast<const std::uint32_t*>(src + i), rank);
-      i += 4;
-    } else if (left >= 2 && aligned % 2 == 0) {
-      nvshmem_uint16_p(reinterpret_cast<std::uint16_t*>(to + i), *reinterpret_cast<const std::uint16_t*>(src + i), rank);
-      i += 2;
-    } else {
-      nvshmem_uint8_p(to + i, src[i], rank);
-      i += 1;
-    }
+    if (left >= 8 && aligned % 8 == 0) i += put(std::uint64_t{}, i);
+    else if (left >= 4 && aligned % 4 == 0) i += put(std::uint32_t{}, i);
+    else if (left >= 2 && aligned % 2 == 0) i += put(std::uint16_t{}, i);
+    else i += put(std::uint8_t{}, i);
   }
 #else
   (void)ctx, (void)rank, (void)offset, (void)from, (void)bytes;
@@ -77,25 +79,22 @@ IRIS_HD inline void far_get(const DeviceContext& ctx, int rank, std::uint64_t of
 #if IRIS_DEVICE_PASS
   const auto* from = far_symmetric<const unsigned char>(ctx, offset);
   auto* dst = static_cast<unsigned char*>(to);
+  const auto get = [&](auto word, std::size_t i) {
+    using W = decltype(word);
+    if constexpr (sizeof(W) == 8) word = nvshmem_uint64_g(reinterpret_cast<const W*>(from + i), rank);
+    else if constexpr (sizeof(W) == 4) word = nvshmem_uint32_g(reinterpret_cast<const W*>(from + i), rank);
+    else if constexpr (sizeof(W) == 2) word = nvshmem_uint16_g(reinterpret_cast<const W*>(from + i), rank);
+    else word = nvshmem_uint8_g(from + i, rank);
+    std::memcpy(dst + i, &word, sizeof word);
+    return sizeof(W);
+  };
   for (std::size_t i = 0; i < bytes;) {
-    const auto aligned = (reinterpret_cast<std::uintptr_t>(from + i) | reinterpret_cast<std::uintptr_t>(dst + i));
+    const auto aligned = reinterpret_cast<std::uintptr_t>(from + i) | reinterpret_cast<std::uintptr_t>(dst + i);
     const std::size_t left = bytes - i;
-    if (left >= 8 && aligned % 8 == 0) {
-      *reinterpret_cast<std::uint64_t*>(dst + i) =
-          nvshmem_uint64_g(reinterpret_cast<const std::uint64_t*>(from + i), rank);
-      i += 8;
-    } else if (left >= 4 && aligned % 4 == 0) {
-      *reinterpret_cast<std::uint32_t*>(dst + i) =
-          nvshmem_uint32_g(reinterpret_cast<const std::uint32_t*>(from + i), rank);
-      i += 4;
-    } else if (left >= 2 && aligned % 2 == 0) {
-      *reinterpret_cast<std::uint16_t*>(dst + i) =
-          nvshmem_uint16_g(reinterpret_cast<const std::uint16_t*>(from + i), rank);
-      i += 2;
-    } else {
-      dst[i] = nvshmem_uint8_g(from + i, rank);
-      i += 1;
-    }
+    if (left >= 8 && aligned % 8 == 0) i += get(std::uint64_t{}, i);
+    else if (left >= 4 && aligned % 4 == 0) i += get(std::uint32_t{}, i);
+    else if (left >= 2 && aligned % 2 == 0) i += get(std::uint16_t{}, i);
+    else i += get(std::uint8_t{}, i);
   }
 #else
   (void)ctx, (void)rank, (void)offset, (void)to, (void)bytes;
@@ -103,30 +102,27 @@ IRIS_HD inline void far_get(const DeviceContext& ctx, int rank, std::uint64_t of
 }
 
 #if IRIS_DEVICE_PASS
-// NVSHMEM's atomics on one integer type, by the name of its form (int32,
-// uint32, int64, uint64: the forms whose width is exact).
+// NVSHMEM's atomics on the bits of an element, an unsigned integer of 32 or
+// 64 bits (its uint32 and uint64 forms: NVSHMEM 3.4 has no device body for
+// nvshmem_int64_atomic_fetch_add, and two's complement adds, swaps and ands the
+// bits of a signed integer as those of an unsigned one).
 #define IRIS_NVSHMEM_ATOMICS(NAME, TYPE)                                                                    \
-  __device__ inline TYPE nvshmem_fetch_op(FarOp op, TYPE* p, TYPE v, int pe) {                                \
+  __device__ inline TYPE native_fetch_op(FarOp op, TYPE* p, TYPE v, int pe) {                                 \
     switch (op) {                                                                                           \
       case FarOp::sum: return nvshmem_##NAME##_atomic_fetch_add(p, v, pe);                                  \
       case FarOp::band: return nvshmem_##NAME##_atomic_fetch_and(p, v, pe);                                 \
       case FarOp::bor: return nvshmem_##NAME##_atomic_fetch_or(p, v, pe);                                   \
       case FarOp::bxor: return nvshmem_##NAME##_atomic_fetch_xor(p, v, pe);                                 \
       case FarOp::replace: return nvshmem_##NAME##_atomic_swap(p, v, pe);                                   \
-      default: return nvshmem_##NAME##_atomic_fetch(p, pe);                                                \
+      default: return nvshmem_##NAME##_atomic_fetch(p, pe);                                                 \
     }                                                                                                       \
   }                                                                                                         \
-  __device__ inline TYPE nvshmem_compare_swap(TYPE* p, TYPE compare, TYPE v, int pe) {                        \
+  __device__ inline TYPE native_compare_swap(TYPE* p, TYPE compare, TYPE v, int pe) {                         \
     return nvshmem_##NAME##_atomic_compare_swap(p, compare, v, pe);                                         \
   }                                                                                                         \
-  __device__ inline void nvshmem_accumulate(FarOp op, TYPE* p, TYPE v, int pe) {                              \
-    if (op == FarOp::sum) nvshmem_##NAME##_atomic_add(p, v, pe);                                            \
-    else if (op == FarOp::replace) nvshmem_##NAME##_atomic_set(p, v, pe);                                   \
-    else (void)nvshmem_fetch_op(op, p, v, pe);                                                              \
-  }
-IRIS_NVSHMEM_ATOMICS(int32, std::int32_t)
+  __device__ inline void native_add(TYPE* p, TYPE v, int pe) { nvshmem_##NAME##_atomic_add(p, v, pe); }      \
+  __device__ inline void native_set(TYPE* p, TYPE v, int pe) { nvshmem_##NAME##_atomic_set(p, v, pe); }
 IRIS_NVSHMEM_ATOMICS(uint32, std::uint32_t)
-IRIS_NVSHMEM_ATOMICS(int64, std::int64_t)
 IRIS_NVSHMEM_ATOMICS(uint64, std::uint64_t)
 #undef IRIS_NVSHMEM_ATOMICS
 
@@ -142,19 +138,23 @@ __device__ T far_combine(FarOp op, T old, T v) {
   }
 }
 
-// One element's fetch-and-op: NVSHMEM's own where it has one, else a
-// compare-and-swap loop on the bits (Bits, an unsigned integer of T's size).
+// Whether NVSHMEM has op as an atomic for T's bits: every integer operation
+// but min and max (which compare as T), and for floats replace and no_op.
+template <class T>
+__device__ bool native_for(FarOp op) {
+  if (op == FarOp::replace || op == FarOp::no_op) return true;
+  return std::is_integral_v<T> && op != FarOp::min && op != FarOp::max;
+}
+
+// One element's fetch-and-op on T's bits (Bits): NVSHMEM's own where it has
+// one, else a compare-and-swap loop.
 template <class T, class Bits>
-__device__ T far_fetch_op_of(FarOp op, T* p, T v, int pe) {
-  if constexpr (std::is_integral_v<T>) {
-    if (op != FarOp::min && op != FarOp::max) return nvshmem_fetch_op(op, p, v, pe);
-  }
-  auto* bits = reinterpret_cast<Bits*>(p);
-  Bits old = nvshmem_fetch_op(FarOp::no_op, bits, Bits{}, pe);
-  if (op == FarOp::no_op) return __builtin_bit_cast(T, old);
+__device__ T far_fetch_op_of(FarOp op, Bits* p, T v, int pe) {
+  if (native_for<T>(op)) return __builtin_bit_cast(T, native_fetch_op(op, p, __builtin_bit_cast(Bits, v), pe));
+  Bits old = native_fetch_op(FarOp::no_op, p, Bits{}, pe);
   for (;;) {
     const Bits next = __builtin_bit_cast(Bits, far_combine(op, __builtin_bit_cast(T, old), v));
-    const Bits seen = nvshmem_compare_swap(bits, old, next, pe);
+    const Bits seen = native_compare_swap(p, old, next, pe);
     if (seen == old) return __builtin_bit_cast(T, old);
     old = seen;
   }
@@ -179,23 +179,26 @@ IRIS_HD inline void far_fetch_op(const DeviceContext& ctx, int rank, std::uint64
 #if IRIS_DEVICE_PASS
   far_typed(type, [&](auto t, auto bits) {
     using T = decltype(t);
-    *static_cast<T*>(old) = far_fetch_op_of<T, decltype(bits)>(op, far_symmetric<T>(ctx, offset),
-                                                              *static_cast<const T*>(value), rank);
+    T v, result;
+    std::memcpy(&v, value, sizeof v);
+    result = far_fetch_op_of<T>(op, far_symmetric<decltype(bits)>(ctx, offset), v, rank);
+    std::memcpy(old, &result, sizeof result);
   });
 #else
   (void)ctx, (void)rank, (void)offset, (void)op, (void)type, (void)value, (void)old;
 #endif
 }
 
+// Floats compared bit for bit, as on the CPU's far path.
 IRIS_HD inline void far_compare_swap(const DeviceContext& ctx, int rank, std::uint64_t offset, FarElement type,
                                      const void* compare, const void* value, void* old) {
 #if IRIS_DEVICE_PASS
   far_typed(type, [&](auto, auto bits) {
-    using Bits = decltype(bits);  // floats compared bit for bit, as on the CPU's far path
+    using Bits = decltype(bits);
     Bits c, v;
     std::memcpy(&c, compare, sizeof c);
     std::memcpy(&v, value, sizeof v);
-    const Bits seen = nvshmem_compare_swap(far_symmetric<Bits>(ctx, offset), c, v, rank);
+    const Bits seen = native_compare_swap(far_symmetric<Bits>(ctx, offset), c, v, rank);
     std::memcpy(old, &seen, sizeof seen);
   });
 #else
@@ -203,30 +206,31 @@ IRIS_HD inline void far_compare_swap(const DeviceContext& ctx, int rank, std::ui
 #endif
 }
 
+// A write (replace) or an add (sum) that fetches nothing: NVSHMEM's set and
+// add where it has them; a float's add is the compare-and-swap loop.
 IRIS_HD inline void far_accumulate(const DeviceContext& ctx, int rank, std::uint64_t offset, FarOp op,
                                    FarElement type, const void* value) {
 #if IRIS_DEVICE_PASS
   far_typed(type, [&](auto t, auto bits) {
     using T = decltype(t);
     using Bits = decltype(bits);
-    if constexpr (std::is_integral_v<T>) {
-      if (op == FarOp::sum || op == FarOp::replace) {
-        return nvshmem_accumulate(op, far_symmetric<T>(ctx, offset), *static_cast<const T*>(value), rank);
-      }
-    } else if (op == FarOp::replace) {
-      return nvshmem_accumulate(op, far_symmetric<Bits>(ctx, offset), __builtin_bit_cast(Bits, *static_cast<const T*>(value)),
-                                rank);
-    }
-    (void)far_fetch_op_of<T, Bits>(op, far_symmetric<T>(ctx, offset), *static_cast<const T*>(value), rank);
+    Bits* p = far_symmetric<Bits>(ctx, offset);
+    T v;
+    std::memcpy(&v, value, sizeof v);
+    if (op == FarOp::replace) return native_set(p, __builtin_bit_cast(Bits, v), rank);
+    if (op == FarOp::sum && std::is_integral_v<T>) return native_add(p, __builtin_bit_cast(Bits, v), rank);
+    (void)far_fetch_op_of<T>(op, p, v, rank);
   });
 #else
   (void)ctx, (void)rank, (void)offset, (void)op, (void)type, (void)value;
 #endif
 }
 
-// The device barrier's arrival and wait when rank 0's counters are far: the
-// same counter protocol as barrier() (device_gpu.hpp), over NVSHMEM's atomics.
-// The block's puts complete first, so that the barrier orders them too.
+// The device barrier of a world of several nodes: the counter protocol of
+// barrier() (device_gpu.hpp) over NVSHMEM's atomics, for every rank, rank 0's
+// node included: over a network, NVSHMEM's atomics (the NIC's, or a proxy's)
+// are not atomic with the GPU's own on the same word. The block's puts
+// complete first, so that the barrier orders them too.
 IRIS_HD inline void far_barrier(const DeviceContext& ctx, unsigned long long* counter_on_rank0) {
 #if IRIS_DEVICE_PASS
   auto* counter = far_symmetric<std::uint64_t>(ctx, far_offset(ctx, 0, counter_on_rank0));

@@ -169,6 +169,13 @@ IRIS_HD void far_release() {
     fence<Sem::release, Scope::sys>();
   }
 }
+// The release's second half, on the thread that makes the far atomic after
+// the others' first halves (single's barrier between them): its fence makes
+// their writes visible before the atomic (cumulativity).
+template <Sem S>
+IRIS_HD void far_release_fence() {
+  if constexpr (store_half(S) == Sem::release) fence<Sem::release, Scope::sys>();
+}
 template <Sem S>
 IRIS_HD void far_acquire() {
   if constexpr (load_half(S) == Sem::acquire) fence<Sem::acquire, Scope::sys>();
@@ -179,6 +186,7 @@ IRIS_HD T far_rmw(const DeviceContext& ctx, int r, T* p, T v) {
   static_assert(!bitwise<Op> || std::is_integral_v<T>, "bitwise atomics need an integer type");
   const T operand = Op == AtomicOp::sub ? negated(v) : v;
   T old;
+  far_release_fence<S>();
   far_fetch_op(ctx, r, far_offset(ctx, r, p), far_op<Op>(), far_element<T>(), &operand, &old);
   far_acquire<S>();
   return old;
@@ -205,6 +213,7 @@ IRIS_HD auto far_atomic_compare_exchange(const DeviceContext& ctx, const P& ptr,
     const int r = far_rank_of(ctx, p);
     if (r < 0) return atomic_cas<S, Sc>(p, expected, desired);
     T old;
+    far_release_fence<S>();
     far_compare_swap(ctx, r, far_offset(ctx, r, p), far_element<T>(), &expected, &desired, &old);
     far_acquire<S>();
     return old;
@@ -249,6 +258,7 @@ IRIS_HD void far_write(const DeviceContext& ctx, T* p, FarOp op, T v) {
     else atomic_store<S, Sc>(p, v);
     return;
   }
+  far_release_fence<S>();
   far_accumulate(ctx, r, far_offset(ctx, r, p), op, far_element<T>(), &v);
 }
 
