@@ -96,15 +96,21 @@ nvshmem_rows() {
   local home=${NVSHMEM_HOME:-$(python3 -c 'import nvidia.nvshmem as m; print(m.__path__[0])' 2>/dev/null)}
   local env=(-x LD_LIBRARY_PATH="$home/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" -x NVSHMEM_REMOTE_TRANSPORT=none
              -x NVSHMEM_DISABLE_NVLS=1)
-  local ranks nodes
-  for ranks in $ranks_list; do
-    [ "$ranks" -ge 2 ] || continue
-    for nodes in one_node 2 1; do
-      local team=(-x IRIS_TRANSPORT=nvshmem) mode=nvshmem
-      [ "$nodes" = one_node ] || team=(-x IRIS_RANKS_PER_NODE="$nodes") mode=nvsh_rpn$nodes
-      run multinode "$mode" "$ranks" "$mpirun" "${mpirun_flags[@]}" -np "$ranks" "${env[@]}" "${team[@]}" \
-        "$sample" --size 1,1000,4097 --validate
-      run ccl_validation "$mode" "$ranks" "$mpirun" "${mpirun_flags[@]}" -np "$ranks" "${env[@]}" "${team[@]}" "$ccl"
+  local program ranks nodes
+  for program in multinode ccl_validation; do
+    for ranks in $ranks_list; do
+      for nodes in 1 2 one_node; do
+        # (ranks as one node through NVSHMEM: IRIS_TRANSPORT; a node of all ranks would be ipc's)
+        [ "$ranks" -ge 2 ] && { [ "$nodes" = one_node ] || [ "$nodes" -lt "$ranks" ]; } || continue
+        local team=(-x IRIS_TRANSPORT=nvshmem) mode=nvshmem
+        [ "$nodes" = one_node ] || team=(-x IRIS_RANKS_PER_NODE="$nodes") mode=nvsh_rpn$nodes
+        if [ "$program" = multinode ]; then
+          run multinode "$mode" "$ranks" "$mpirun" "${mpirun_flags[@]}" -np "$ranks" "${env[@]}" "${team[@]}" \
+            "$sample" --size 1,1000,4097 --validate
+        else
+          run ccl_validation "$mode" "$ranks" "$mpirun" "${mpirun_flags[@]}" -np "$ranks" "${env[@]}" "${team[@]}" "$ccl"
+        fi
+      done
     done
   done
 }
