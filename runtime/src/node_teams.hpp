@@ -76,11 +76,13 @@ inline void check_same_settings(Bootstrap& boot, const Settings& settings) {
   }
 }
 
-// My node team, ranks first .. first + size - 1, and the world's number of nodes.
+// My node team, ranks first .. first + size - 1, the world's number of nodes,
+// and my index among the ranks of my host (which picks a GPU there).
 struct NodeTeams {
   int first = 0;
   int size = 0;
   int nodes = 0;
+  int host_rank = 0;
 };
 
 // The node teams: my host's ranks, cut by IRIS_RANKS_PER_NODE (per_node, 0 for
@@ -92,13 +94,15 @@ inline NodeTeams form_node_teams(Bootstrap& boot, std::uint64_t per_node) {
     throw Error("iris: run_mpi: IRIS_RANKS_PER_NODE=" + std::to_string(per_node) + " does not divide the " +
                 std::to_string(size) + " ranks of the world");
   }
+  NodeTeams teams;
   std::vector<int> members;  // my node's ranks: my host's, cut by IRIS_RANKS_PER_NODE
-  for (const int r : ranks_of_my_host(boot)) {
+  const std::vector<int> host_ranks = ranks_of_my_host(boot);
+  teams.host_rank = static_cast<int>(std::find(host_ranks.begin(), host_ranks.end(), me) - host_ranks.begin());
+  for (const int r : host_ranks) {
     if (per_node == 0 || static_cast<std::uint64_t>(r) / per_node == static_cast<std::uint64_t>(me) / per_node) {
       members.push_back(r);
     }
   }
-  NodeTeams teams;
   teams.size = static_cast<int>(members.size());
   teams.first = members[0];
   std::string listed, failure;

@@ -104,8 +104,8 @@ class ProcessWorld final : public World {
   void agree(const std::string& step, const std::string& failure) { agree_step(boot_, step, failure); }
   // Step 4 by provider (see the top of the file).
   void share_heaps_ipc(GpuRank& g);
-  void share_heaps_nvshmem(GpuRank& g);
 #if IRIS_NVSHMEM_RUNTIME
+  void share_heaps_nvshmem(GpuRank& g);
   void* allocate_heap(std::size_t bytes, std::size_t slack) override;
   void free_heap(void* allocation) override;
   void complete_puts(int r) override;
@@ -164,10 +164,8 @@ ProcessWorld::ProcessWorld(Bootstrap& boot, std::size_t heap_bytes)
   GpuRank& g = *owned;
   g.rank = me;
   locals_[static_cast<std::size_t>(me)] = std::move(owned);
-  const std::vector<int> host_ranks = ranks_of_my_host(boot_);
-  const auto local_rank = std::find(host_ranks.begin(), host_ranks.end(), me) - host_ranks.begin();
   try {
-    g.device = static_cast<int>(local_rank) % device_count("run_mpi");
+    g.device = teams.host_rank % device_count("run_mpi");
     IRIS_HIP(me, g.device, hipSetDevice(g.device));
   } catch (const Error& e) {
     failure = e.what();
@@ -175,8 +173,13 @@ ProcessWorld::ProcessWorld(Bootstrap& boot, std::size_t heap_bytes)
   agree("choosing the GPU", failure);
 
   // 4. The heaps.
-  if (provider_ == Provider::nvshmem) share_heaps_nvshmem(g);
-  else share_heaps_ipc(g);
+#if IRIS_NVSHMEM_RUNTIME
+  if (provider_ == Provider::nvshmem) {
+    share_heaps_nvshmem(g);
+    return;
+  }
+#endif
+  share_heaps_ipc(g);
 }
 
 void ProcessWorld::share_heaps_ipc(GpuRank& g) {
@@ -280,8 +283,6 @@ void ProcessWorld::complete_puts(int) {
   nvshmem::quiet_on_stream(hipStreamPerThread);  // (a kernel where a network transport is connected)
   IRIS_HIP(me, local(me).device, hipStreamSynchronize(hipStreamPerThread));
 }
-#else
-void ProcessWorld::share_heaps_nvshmem(GpuRank&) {}  // (choose_provider refuses nvshmem)
 #endif
 
 ProcessWorld::~ProcessWorld() {

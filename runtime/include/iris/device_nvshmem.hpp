@@ -46,30 +46,38 @@ IRIS_HD inline void far_complete_puts() {
 #endif
 }
 
-// Bytes by value: 8, 4, 2 or 1 at a time, the widest that both ends' alignment
-// allows (memcpy: the bytes are a tile's elements, of any type).
+#if IRIS_DEVICE_PASS
+// Calls f(word, i) over bytes 0 .. bytes - 1 of two buffers, a and b, with word
+// an unsigned integer of 8, 4, 2 or 1 bytes, the widest that both buffers'
+// alignment at i allows; f moves bytes i .. i + sizeof word - 1.
+template <class F>
+__device__ void for_each_word(const unsigned char* a, const unsigned char* b, std::size_t bytes, F f) {
+  for (std::size_t i = 0; i < bytes;) {
+    const auto aligned = reinterpret_cast<std::uintptr_t>(a + i) | reinterpret_cast<std::uintptr_t>(b + i);
+    const std::size_t left = bytes - i;
+    if (left >= 8 && aligned % 8 == 0) f(std::uint64_t{}, i), i += 8;
+    else if (left >= 4 && aligned % 4 == 0) f(std::uint32_t{}, i), i += 4;
+    else if (left >= 2 && aligned % 2 == 0) f(std::uint16_t{}, i), i += 2;
+    else f(std::uint8_t{}, i), i += 1;
+  }
+}
+#endif
+
+// Bytes by value, a word at a time (memcpy: the bytes are a tile's elements,
+// of any type).
 IRIS_HD inline void far_put(const DeviceContext& ctx, int rank, std::uint64_t offset, const void* from,
                             std::size_t bytes) {
 #if IRIS_DEVICE_PASS
   auto* to = far_symmetric<unsigned char>(ctx, offset);
   const auto* src = static_cast<const unsigned char*>(from);
-  const auto put = [&](auto word, std::size_t i) {
+  for_each_word(to, src, bytes, [&](auto word, std::size_t i) {
     std::memcpy(&word, src + i, sizeof word);
     using W = decltype(word);
     if constexpr (sizeof(W) == 8) nvshmem_uint64_p(reinterpret_cast<W*>(to + i), word, rank);
     else if constexpr (sizeof(W) == 4) nvshmem_uint32_p(reinterpret_cast<W*>(to + i), word, rank);
     else if constexpr (sizeof(W) == 2) nvshmem_uint16_p(reinterpret_cast<W*>(to + i), word, rank);
     else nvshmem_uint8_p(to + i, word, rank);
-    return sizeof(W);
-  };
-  for (std::size_t i = 0; i < bytes;) {
-    const auto aligned = reinterpret_cast<std::uintptr_t>(to + i) | reinterpret_cast<std::uintptr_t>(src + i);
-    const std::size_t left = bytes - i;
-    if (left >= 8 && aligned % 8 == 0) i += put(std::uint64_t{}, i);
-    else if (left >= 4 && aligned % 4 == 0) i += put(std::uint32_t{}, i);
-    else if (left >= 2 && aligned % 2 == 0) i += put(std::uint16_t{}, i);
-    else i += put(std::uint8_t{}, i);
-  }
+  });
 #else
   (void)ctx, (void)rank, (void)offset, (void)from, (void)bytes;
 #endif
@@ -79,23 +87,14 @@ IRIS_HD inline void far_get(const DeviceContext& ctx, int rank, std::uint64_t of
 #if IRIS_DEVICE_PASS
   const auto* from = far_symmetric<const unsigned char>(ctx, offset);
   auto* dst = static_cast<unsigned char*>(to);
-  const auto get = [&](auto word, std::size_t i) {
+  for_each_word(from, dst, bytes, [&](auto word, std::size_t i) {
     using W = decltype(word);
     if constexpr (sizeof(W) == 8) word = nvshmem_uint64_g(reinterpret_cast<const W*>(from + i), rank);
     else if constexpr (sizeof(W) == 4) word = nvshmem_uint32_g(reinterpret_cast<const W*>(from + i), rank);
     else if constexpr (sizeof(W) == 2) word = nvshmem_uint16_g(reinterpret_cast<const W*>(from + i), rank);
     else word = nvshmem_uint8_g(from + i, rank);
     std::memcpy(dst + i, &word, sizeof word);
-    return sizeof(W);
-  };
-  for (std::size_t i = 0; i < bytes;) {
-    const auto aligned = reinterpret_cast<std::uintptr_t>(from + i) | reinterpret_cast<std::uintptr_t>(dst + i);
-    const std::size_t left = bytes - i;
-    if (left >= 8 && aligned % 8 == 0) i += get(std::uint64_t{}, i);
-    else if (left >= 4 && aligned % 4 == 0) i += get(std::uint32_t{}, i);
-    else if (left >= 2 && aligned % 2 == 0) i += get(std::uint16_t{}, i);
-    else i += get(std::uint8_t{}, i);
-  }
+  });
 #else
   (void)ctx, (void)rank, (void)offset, (void)to, (void)bytes;
 #endif
