@@ -224,7 +224,7 @@ void ProcessWorld::share_heaps_nvshmem(GpuRank& g) {
   std::string failure;
   // NVSHMEM's symmetric heap must hold ours, and its own objects beside it:
   // its static heap (NVSHMEM_DISABLE_CUDA_VMM=1) is NVSHMEM_SYMMETRIC_SIZE
-  // bytes; the default, growing heap reads it as its first size.
+  // bytes; the default heap (CUDA VMM) grows as it is asked and ignores it.
   const std::size_t needed = heap_size + kRuntimeAreaBytes + HeapAllocator::kMaxAlignment + (std::size_t{256} << 20);
   if (std::getenv("NVSHMEM_SYMMETRIC_SIZE") == nullptr) {
     setenv("NVSHMEM_SYMMETRIC_SIZE", std::to_string(std::max(needed, std::size_t{1} << 30)).c_str(), 1);

@@ -39,6 +39,11 @@ IRIS_HD void raise_signal(T* ptr, const X& value, const C& check = {}) {
 
 template <Sem S, Scope Sc, class C = Unchecked>
 IRIS_HD void memory_fence(const C& check = {}) {
+#if IRIS_FAR_PATH
+  // A release at system scope completes every thread's puts to far ranks first,
+  // as quiet() does (without a world at hand: with none pending it is a fence).
+  if constexpr (Sc == Scope::sys && detail::store_half(S) == Sem::release) detail::far_complete_puts();
+#endif
   single([&] {
     fence<S, Sc>();
     if constexpr (is_checked<C> && Sc == Scope::sys)

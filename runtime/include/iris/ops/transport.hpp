@@ -134,9 +134,13 @@ IRIS_HD void remote_raise_signal([[maybe_unused]] const Program& prog, T* ptr, c
   raise_signal<Add, S, Sc>(ptr, value, check);
 }
 
-// Every put of this rank is complete at its target; a fence at system scope
-// (on the CPU, where the fence's release half completes the puts).
+// Every put of this rank is complete at its target; a fence at system scope.
+// Each thread completes its own puts to far ranks first (a network's queues may
+// be a thread's or a warp's: NVSHMEM's quiet completes the caller's).
 IRIS_HD inline void quiet([[maybe_unused]] const Program& prog) {
+#if IRIS_FAR_PATH
+  if (!detail::one_node(prog.ctx)) detail::far_complete_puts();
+#endif
   single([&] { fence<Sem::acq_rel, Scope::sys>(); });
 }
 
