@@ -271,8 +271,9 @@ function(iris_add_kernels target)
       # The far path calls NVSHMEM's device functions, which live in its device
       # library: relocatable device code, linked with it (docs/multi-node.md).
       if(NOT TARGET Iris::runtime_gpu_nvshmem)
-        message(FATAL_ERROR "iris_add_kernels(${target} NVSHMEM): this Iris has no NVSHMEM runtime "
-                            "(configure it with IRIS_NVSHMEM_HOME)")
+        message(FATAL_ERROR "iris_add_kernels(${target} NVSHMEM): no Iris::runtime_gpu_nvshmem: an installed Iris "
+                            "gives it with find_package(Iris COMPONENTS mpi nvshmem); Iris itself builds it when "
+                            "configured with IRIS_NVSHMEM_HOME")
       endif()
       set_target_properties(${target} PROPERTIES CUDA_SEPARABLE_COMPILATION ON CUDA_RESOLVE_DEVICE_SYMBOLS ON)
       set(runtime Iris::runtime_gpu_nvshmem)

@@ -13,6 +13,9 @@
 #   Iris::runtime_gpu      the GPU runtime (iris_runtime_gpu)               } nvcc and the
 #   Iris::runtime_gpu_mpi  run_mpi (iris_runtime_gpu_mpi)                   } HIP headers are found
 #                          (and MPI; installed: the component `mpi`, as it needs MPI)
+#   Iris::runtime_gpu_nvshmem  run_mpi with the nvshmem provider (iris_runtime_gpu_nvshmem),
+#                          built where IRIS_NVSHMEM_HOME finds NVSHMEM (installed: the
+#                          component `nvshmem`, which finds NVSHMEM again: IrisNvshmem.cmake)
 #   Iris::runtime_amd      the GPU runtime for AMD (iris_runtime_amd)       } built when clang 19,
 #   Iris::runtime_amd_mpi  run_mpi on AMD (iris_runtime_amd_mpi)            } HIP and the device
 #                          (and MPI, as above)                              } libraries are found
@@ -36,9 +39,10 @@
 #                                             both share (iris::Workspace), and
 #                                             library_variant.hpp, which of their
 #                                             kernels' variants both take
-#                   lib/cmake/Iris/           IrisConfig.cmake (+Version), IrisTargets.cmake
-#                                             and IrisMpiTargets.cmake (imported targets),
-#                                             IrisKernels.cmake
+#                   lib/cmake/Iris/           IrisConfig.cmake (+Version), IrisTargets.cmake,
+#                                             IrisMpiTargets.cmake and IrisNvshmemTargets.cmake
+#                                             (imported targets), IrisKernels.cmake,
+#                                             IrisNvshmem.cmake
 include(CMakePackageConfigHelpers)
 include(${CMAKE_CURRENT_LIST_DIR}/IrisKernels.cmake)
 
@@ -100,6 +104,11 @@ if(TARGET iris_runtime_cpu_mpi OR TARGET iris_runtime_gpu_mpi OR TARGET iris_run
   iris_export(IrisMpiTargets
               "iris_runtime_cpu_mpi;runtime_mpi;iris_runtime_gpu_mpi;runtime_gpu_mpi;iris_runtime_amd_mpi;runtime_amd_mpi")
 endif()
+# Apart again: only the component `nvshmem` looks for NVSHMEM, and Iris::nvshmem,
+# which the library links, is found anew where the package is used.
+if(TARGET iris_runtime_gpu_nvshmem)
+  iris_export(IrisNvshmemTargets "iris_runtime_gpu_nvshmem;runtime_gpu_nvshmem")
+endif()
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/runtime/include/iris DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 # The host libraries' kernels as irisc generated them (runtime/CMakeLists.txt),
 # next to their .iris file and the header that includes them (<iris/fused.hpp>:
@@ -120,6 +129,7 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/package/IrisConfigVersion
 install(FILES ${PROJECT_BINARY_DIR}/package/IrisConfig.cmake
               ${PROJECT_BINARY_DIR}/package/IrisConfigVersion.cmake
               ${CMAKE_CURRENT_LIST_DIR}/IrisKernels.cmake
+              ${CMAKE_CURRENT_LIST_DIR}/IrisNvshmem.cmake
         DESTINATION ${IRIS_PACKAGE_DIR})
 
 if(NOT PROJECT_IS_TOP_LEVEL)

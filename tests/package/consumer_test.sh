@@ -21,6 +21,11 @@
 #   consumer_test.sh ccl        <iris-build> <work> <name> run|compile [cmake args...]
 #                                  the collectives' project (tests/ccl_consumer), the
 #                                  same way; run: 1, 2 and 4 ranks, unchecked and checked
+#   consumer_test.sh nvshmem    <iris-build> <work> built|absent [cmake args...]
+#                                  the nvshmem provider's project (tests/nvshmem_consumer);
+#                                  built: configured with a wrong IRIS_NVSHMEM_HOME (it must
+#                                  say so), then built (not run); absent: Iris was built
+#                                  without NVSHMEM, and configuring must say that
 #   consumer_test.sh python     <iris-build> <work> [cmake args...]
 #                                  iris_torch (python/) built on its own against <work>/prefix,
 #                                  as a GPU machine whose torch is a pip wheel builds it
@@ -138,6 +143,34 @@ case $mode in
     shift 2
     fresh "$work/$name"
     build "$source" "$work/$name" -DCMAKE_PREFIX_PATH="$work/prefix" "$@"
+    ;;
+  nvshmem)
+    action=$1
+    shift
+    source=$iris_source/tests/nvshmem_consumer
+    args=(-DCMAKE_PREFIX_PATH="$work/prefix" -DIRIS_SAMPLES="$iris_source/samples" "$@")
+    # expect_refusal <name> <message> [cmake args...]: configuring must fail with <message>.
+    expect_refusal() {
+      local name=$1 wanted=$2
+      shift 2
+      fresh "$work/$name"
+      if cmake -S "$source" -B "$work/$name" -G Ninja "${args[@]}" "$@" >"$work/$name.configure.log" 2>&1; then
+        fail "configured: $name"
+      fi
+      tr -s ' \n' ' ' <"$work/$name.configure.log" | grep -qF "$wanted" ||
+        { cat "$work/$name.configure.log"; fail "no '$wanted' in $name's configure output"; }
+      echo "$name: refused: $wanted"
+    }
+    if [[ $action == absent ]]; then
+      expect_refusal nvshmem_absent "this Iris was built without NVSHMEM"
+    else
+      expect_refusal nvshmem_wrong_home "is not in IRIS_NVSHMEM_HOME '$work/no-nvshmem'" \
+        -DIRIS_NVSHMEM_HOME="$work/no-nvshmem"
+      fresh "$work/nvshmem"
+      build "$source" "$work/nvshmem" "${args[@]}"
+      [[ -x $work/nvshmem/multinode ]] || fail "no multinode program"
+      echo "nvshmem: built $work/nvshmem/multinode"
+    fi
     ;;
   python)
     fresh "$work/python"
