@@ -18,7 +18,7 @@ function(iris_find_nvshmem home found)
     set(${found} TRUE PARENT_SCOPE)
     return()
   endif()
-  # Plain variables, not the cache: a second home given later is searched again.
+  # (NO_CACHE: the search leaves no cache entries behind in a user's project.)
   find_path(include_dir nvshmem.h HINTS ${home}/include NO_DEFAULT_PATH NO_CACHE)
   find_library(device_library NAMES libnvshmem_device.a HINTS ${home}/lib NO_DEFAULT_PATH NO_CACHE)
   find_library(host_library NAMES nvshmem_host libnvshmem_host.so.3 HINTS ${home}/lib NO_DEFAULT_PATH NO_CACHE)
