@@ -131,6 +131,8 @@ done
 for ranks in $ranks_list; do
   [ "$ranks" -ge 2 ] && run barrier_hang threads "$ranks" "$build/tests/gpu/iris_gpu_smoke" --barrier-hang --ranks "$ranks"
 done
+# A kernel that reported and runs on is reported after World::kTrapGrace.
+run report_without_end threads 1 "$build/tests/gpu/iris_gpu_smoke" --report-without-end
 run tile_library threads 1 "$build/tests/tile/tile_unit_tests_gpu"
 # The collectives' tests take their world sizes as arguments (threads) or mpirun's.
 ccl_tests=(validation validation_checked graph graph_checked)

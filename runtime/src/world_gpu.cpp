@@ -9,6 +9,7 @@
 #include <cstring>
 #include <deque>
 #include <iterator>
+#include <optional>
 #include <sstream>
 #include <thread>
 #include <utility>
@@ -270,10 +271,23 @@ void World::publish_allocations(int r) {
 }
 
 void World::device_failed(int r, const char* call, hipError_t error) {
-  const GpuRank& g = local(r);
   std::ostringstream s;
-  s << "iris: a kernel of rank " << r << " (GPU " << g.device << ") failed: " << call << ": "
+  s << "iris: a kernel of rank " << r << " (GPU " << local(r).device << ") failed: " << call << ": "
     << hipGetErrorName(error) << ": " << hipGetErrorString(error);
+  fail_with_reports(s.str());
+}
+
+void World::report_without_end(int r) {
+  std::ostringstream s;
+  s << "iris: a kernel of rank " << r << " (GPU " << local(r).device << ") failed: it wrote a checked-mode report "
+    << "and trapped, but its stream still runs " << kTrapGrace.count() << " s later (the trap's end was not "
+    << "reported to this process)";
+  fail_with_reports(s.str());
+}
+
+void World::fail_with_reports(const std::string& what) {
+  std::ostringstream s;
+  s << what;
   // Checked mode left its message in host memory, which stays readable after a trap.
   std::string reports;
   for (const auto& l : locals_) {
@@ -373,6 +387,8 @@ void World::sync_device(int r) {
     if (e != hipErrorNotReady) device_failed(r, call, e);
     return false;
   };
+  // When the rank's own kernel reported: the time the host first saw the report.
+  std::optional<std::chrono::steady_clock::time_point> reported;
   for (int round = 0;; ++round) {
     bool all = done(hipStreamQuery(hipStreamPerThread), "hipStreamQuery(rank stream)");
     while (all && !tracked.pending.empty()) {
@@ -385,6 +401,15 @@ void World::sync_device(int r) {
     }
     if (all) break;
     if (is_aborted()) throw_aborted(r);
+    // A checked kernel traps right after writing its report, which ends the
+    // stream in an error within microseconds. Under mpirun with processes
+    // sharing a GPU, the error has been seen not to arrive at all (gpu.md): the
+    // report itself then ends the wait.
+    if (const ErrorReport* report = local(r).report; report != nullptr && report->length != 0) {
+      const auto now = std::chrono::steady_clock::now();
+      if (!reported) reported = now;
+      if (now - *reported > kTrapGrace) report_without_end(r);
+    }
     if (round < 100) std::this_thread::yield();
     else std::this_thread::sleep_for(std::chrono::microseconds(round < 10000 ? 20 : 200));
   }

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -102,6 +103,14 @@ struct World {
   // Throws the Error for a failed device call of rank r, with the checked-mode
   // reports of the ranks of this process.
   [[noreturn]] void device_failed(int r, const char* call, hipError_t error);
+  // How long a kernel that wrote its checked-mode report may still run before
+  // sync_device reports it without the trap's error.
+  static constexpr std::chrono::seconds kTrapGrace{2};
+  // The same for rank r's kernel that wrote its report kTrapGrace ago and still runs.
+  [[noreturn]] void report_without_end(int r);
+  // Throws `what`, followed by the checked-mode reports of the ranks of this
+  // process and where each of them waited.
+  [[noreturn]] void fail_with_reports(const std::string& what);
 
   DeviceContext context(int r) const;
   // The Rank object handed to the body (Rank's constructor is for World only).

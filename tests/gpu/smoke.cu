@@ -29,6 +29,11 @@
 //   iris_gpu_smoke --barrier-hang [--ranks N]   (N >= 2)
 //        every rank but the last enters a checked device barrier (hang.iris:12)
 //        that the last never reaches: the same, with how many ranks arrived.
+//   iris_gpu_smoke --report-without-end
+//        a kernel writes a checked-mode report and, instead of trapping, runs
+//        on for 6 s, as one process's kernel seemed to under mpirun
+//        (docs/gpu.md): the Rank::barrier must throw, after
+//        World::kTrapGrace, an iris::Error that says so and carries the report.
 #include <iris/kernel.hpp>
 
 #include <algorithm>
@@ -407,6 +412,42 @@ int barrier_hang_test(int ranks) {
       expected);
 }
 
+// Writes a report as a failing checked access does (iris::detail::report), then
+// runs on for run_ns instead of trapping.
+struct ReportsAndRuns {
+  IRIS_DEVICE static void run(const iris::Program& p, unsigned long long run_ns) {
+    if (p.id[0] != 0 || iris::thread_index() != 0) return;
+    iris::detail::ErrorReport* out = p.ctx.barrier->report;
+    const char text[] = "smoke.iris:60: error: planted report";
+    for (std::size_t i = 0; i < sizeof text; ++i) out->text[i] = text[i];
+    iris::fence<iris::Sem::acq_rel, iris::Scope::sys>();
+    out->length = sizeof text - 1;
+    iris::fence<iris::Sem::acq_rel, iris::Scope::sys>();
+    const unsigned long long start = iris::detail::trace_clock();
+    while (iris::detail::trace_clock() - start < run_ns) {
+    }
+  }
+};
+
+int report_without_end_test() {
+  try {
+    iris::run_threads(1, std::size_t{4} << 20, [&](iris::Rank& rank) {
+      iris::launch_kernel<ReportsAndRuns>({1}, {}, rank.device_context(), 6'000'000'000ull);
+      rank.barrier();
+    });
+  } catch (const iris::Error& e) {
+    const std::string what = e.what();
+    std::printf("iris::Error: %s\n", what.c_str());
+    const bool ok = what.find("wrote a checked-mode report and trapped, but its stream still runs") !=
+                        std::string::npos &&
+                    what.find("-- checked mode: smoke.iris:60: error: planted report") != std::string::npos;
+    std::printf("report without the kernel's end: %s\n", ok ? "ok" : "FAILED (the message lacks a part)");
+    return ok ? 0 : 1;
+  }
+  std::printf("FAILED: the report did not end the wait\n");
+  return 1;
+}
+
 int checked_failure() {
   try {
     iris::run_threads(2, std::size_t{4} << 20, [&](iris::Rank& rank) {
@@ -428,7 +469,8 @@ int checked_failure() {
 
 int main(int argc, char** argv) {
   int ranks = 2;
-  bool failure_mode = false, abort_mode = false, hang_mode = false, barrier_hang_mode = false;
+  bool failure_mode = false, abort_mode = false, hang_mode = false, barrier_hang_mode = false,
+       report_mode = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--ranks") == 0 && i + 1 < argc) {
       ranks = std::atoi(argv[++i]);
@@ -440,8 +482,12 @@ int main(int argc, char** argv) {
       hang_mode = true;
     } else if (std::strcmp(argv[i], "--barrier-hang") == 0) {
       barrier_hang_mode = true;
+    } else if (std::strcmp(argv[i], "--report-without-end") == 0) {
+      report_mode = true;
     } else {
-      std::fprintf(stderr, "usage: %s [--ranks N] [--checked-failure] [--abort] [--hang] [--barrier-hang]\n",
+      std::fprintf(stderr,
+                   "usage: %s [--ranks N] [--checked-failure] [--abort] [--hang] [--barrier-hang] "
+                   "[--report-without-end]\n",
                    argv[0]);
       return 2;
     }
@@ -460,6 +506,7 @@ int main(int argc, char** argv) {
     if (abort_mode) return abort_test();
     if (hang_mode) return wait_hang_test(ranks);
     if (barrier_hang_mode) return barrier_hang_test(ranks);
+    if (report_mode) return report_without_end_test();
     raw_test();
     runtime_test(ranks);
     outside_world_test(devices);
