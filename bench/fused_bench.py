@@ -95,6 +95,48 @@ def run_ours(args, modes, shapes, log):
     return rows, proc.returncode == 0
 
 
+def add_builds_in_turn_options(parser, modes):
+    """The options that builds_in_turn reads (and --out, --modes with its default `modes`)."""
+    parser.add_argument("--out", required=True, help="prefix of the outputs: PREFIX.txt (every run), PREFIX.md")
+    parser.add_argument("--modes", default=modes, help="fused_bench modes, comma-separated")
+    parser.add_argument("--shapes", default="4096x4096x4096,8192x8192x8192", help="MxNxK,...")
+    parser.add_argument("--tiles", default="128x256x64", help="fused_bench's --tiles")
+    parser.add_argument("--ranks", type=int, default=1, help="ranks (threads; several share one GPU)")
+    parser.add_argument("--rounds", type=int, default=3, help="runs of each build, in turn")
+
+
+def print_table(lines, path):
+    """Prints a Markdown table's lines and writes them to `path`."""
+    text = "\n".join(lines)
+    print(text)
+    with open(path, "w") as f:
+        f.write(text + "\n")
+
+
+def builds_in_turn(builds, modes, args, log, before_run=None, after_run=None):
+    """Runs each build of fused_bench in turn, args.rounds rounds over, on args.shapes,
+    args.tiles and args.ranks: ({(build, mode, shape): [its row of each round]}, whether
+    every run succeeded). builds: (name, program) pairs. before_run(name, round) runs
+    before each run; after_run(name, round), after it, returns False for a failure
+    of its own. Alternating the builds round by round gives each the same machine
+    (an H200's clocks drift with its power draw)."""
+    rows_of, ok = {}, True
+    for round_index in range(args.rounds):
+        for name, program in builds:
+            if before_run:
+                before_run(name, round_index)
+            run = argparse.Namespace(bench=program, ranks=args.ranks, tiles=args.tiles)
+            rows, succeeded = run_ours(run, modes, args.shapes, log)
+            if not succeeded or not rows:
+                print(f"{os.path.basename(sys.argv[0])}: the {name} run failed", file=sys.stderr)
+                ok = False
+            for row in rows:
+                rows_of.setdefault((name, row["mode"], row["shape"]), []).append(row)
+            if after_run and not after_run(name, round_index):
+                ok = False
+    return rows_of, ok
+
+
 # ---------------------------------------------------------------- the peer
 def peer_worker(rank, world, port, tasks, results):
     import torch

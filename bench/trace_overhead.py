@@ -24,10 +24,9 @@ import os
 import statistics
 import sys
 import tempfile
-import types
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fused_bench import run_ours  # noqa: E402  (the one parser of fused_bench's table)
+from fused_bench import add_builds_in_turn_options, builds_in_turn, print_table  # noqa: E402  (fused_bench's runs and the one parser of its table)
 
 EXPECTED_SPANS = {"kernel", "dot_loop", "epilogue"}  # span kinds: the events' cat
 
@@ -47,48 +46,42 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--plain", default="build/bench/fused_bench", help="fused_bench built without TRACE")
     parser.add_argument("--traced", default="build/bench/fused_bench_traced", help="fused_bench built with TRACE")
-    parser.add_argument("--out", required=True, help="prefix of the outputs: PREFIX.txt (every run), PREFIX.md")
-    parser.add_argument("--modes", default="all_scatter", help="fused_bench modes, comma-separated")
-    parser.add_argument("--shapes", default="4096x4096x4096,8192x8192x8192", help="MxNxK,...")
-    parser.add_argument("--tiles", default="128x256x64", help="fused_bench's --tiles")
-    parser.add_argument("--ranks", type=int, default=1, help="ranks (threads; several share one GPU)")
-    parser.add_argument("--rounds", type=int, default=3, help="runs of each build, in turn")
+    add_builds_in_turn_options(parser, modes="all_scatter")
     args = parser.parse_args()
 
-    builds = [("plain", args.plain, False), ("off", args.traced, False), ("on", args.traced, True)]
+    builds = [("plain", args.plain), ("off", args.traced), ("on", args.traced)]
     modes = args.modes.split(",")
-    ratios = {}  # (build, mode, shape) -> [fused / cublas per round]
     traces = []
-    failed = False
     scratch = tempfile.mkdtemp(prefix="trace-overhead-")
+
+    def trace_path(round_index):
+        return os.path.join(scratch, f"round{round_index}.json")
+
+    def before_run(build, round_index):
+        os.environ.pop("IRIS_TRACE", None)
+        if build == "on":
+            os.environ["IRIS_TRACE"] = trace_path(round_index)
+            os.environ["IRIS_TRACE_EVENTS"] = str(1 << 22)
+
+    def after_run(build, round_index):
+        if build != "on":
+            return True
+        path = trace_path(round_index)
+        if not os.path.exists(path):
+            print(f"trace_overhead: IRIS_TRACE={path} wrote no trace", file=sys.stderr)
+            return False
+        counts, dropped = trace_summary(path)
+        traces.append((counts, dropped))
+        missing = EXPECTED_SPANS - counts.keys()
+        if missing:
+            print(f"trace_overhead: the trace has no {', '.join(sorted(missing))} span", file=sys.stderr)
+            return False
+        return True
+
     with open(args.out + ".txt", "w") as log:
-        for round_index in range(args.rounds):
-            for build, program, record in builds:
-                trace_path = os.path.join(scratch, f"round{round_index}.json")
-                os.environ.pop("IRIS_TRACE", None)
-                if record:
-                    os.environ["IRIS_TRACE"] = trace_path
-                    os.environ["IRIS_TRACE_EVENTS"] = str(1 << 22)
-                run = types.SimpleNamespace(bench=program, ranks=args.ranks, tiles=args.tiles)
-                rows, ok = run_ours(run, modes, args.shapes, log)
-                if not ok or not rows:
-                    print(f"trace_overhead: the {build} run failed (see {args.out}.txt)", file=sys.stderr)
-                    failed = True
-                for row in rows:
-                    key = (build, row["mode"], row["shape"])
-                    ratios.setdefault(key, []).append(float(row["fused/cublas"]))
-                if record:
-                    if not os.path.exists(trace_path):
-                        print(f"trace_overhead: IRIS_TRACE={trace_path} wrote no trace", file=sys.stderr)
-                        failed = True
-                        continue
-                    counts, dropped = trace_summary(trace_path)
-                    traces.append((counts, dropped))
-                    missing = EXPECTED_SPANS - counts.keys()
-                    if missing:
-                        print(f"trace_overhead: the trace has no {', '.join(sorted(missing))} span", file=sys.stderr)
-                        failed = True
+        rows_of, ok = builds_in_turn(builds, modes, args, log, before_run, after_run)
     os.environ.pop("IRIS_TRACE", None)
+    ratios = {key: [float(row["fused/cublas"]) for row in rows] for key, rows in rows_of.items()}
 
     lines = [f"Tracing overhead, {args.ranks} rank(s), tiles {args.tiles}: fused / cuBLAS, median of "
              f"{args.rounds} runs of each build in turn; overhead against the plain build", "",
@@ -96,7 +89,7 @@ def main():
              "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
     for mode in modes:
         for shape in args.shapes.split(","):
-            medians = {b: statistics.median(ratios[(b, mode, shape)]) for b, _, _ in builds
+            medians = {b: statistics.median(ratios[(b, mode, shape)]) for b, _ in builds
                        if (b, mode, shape) in ratios}
             if len(medians) < 3:
                 continue
@@ -109,11 +102,8 @@ def main():
         lines += ["", f"Last trace: {recorded} spans recorded ("
                   + ", ".join(f"{name} {n}" for name, n in sorted(counts.items()))
                   + f"), {dropped} dropped when the buffer of {1 << 22} events was full"]
-    text = "\n".join(lines)
-    print(text)
-    with open(args.out + ".md", "w") as f:
-        f.write(text + "\n")
-    return 1 if failed else 0
+    print_table(lines, args.out + ".md")
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ count=0
 for program in "$build"/tests/gpu/* "$build"/tests/tile/tile_unit_tests_gpu \
                "$build"/tests/package/fused_nvidia/fused_consumer "$build"/samples/sample_*_gpu \
                "$build"/samples/sample_*_gpu_mpi "$build"/bench/fused_bench "$build"/bench/fused_bench_traced \
+               "$build"/bench/fused_bench_checked \
                "$build"/bench/libiris_gemm_bench.so; do
   [ -f "$program" ] && [ -x "$program" ] || continue
   mkdir -p "$stage/$(dirname "$program")"
