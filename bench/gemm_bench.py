@@ -12,7 +12,8 @@ one process:
     autotuned over its tile sizes;
   * the .iris GEMM (bench/gemm.iris, loaded from libiris_gemm_bench.so), each
     tile-size configuration (one program per tile, or persistent: a name
-    ending in "p") timed once and the two fastest kept, as the autotuner does.
+    ending in "p"; --config picks some) timed once, each time printed, and the
+    two fastest kept, as the autotuner does.
 Then, in --rounds rounds, cuBLAS, both Tritons and the two configs are timed in
 turn; a time is the median over rounds, a ratio the median of the rounds'
 ratios against the config with the lower median (measured side by side: the
@@ -168,7 +169,9 @@ def main():
     parser.add_argument("--rounds", type=int, default=5,
                         help="rounds in which cuBLAS, Triton and the two fastest configs are timed in turn (default 5)")
     parser.add_argument("--iris-only", action="store_true", help="run the .iris GEMM once per config (for a profiler)")
-    parser.add_argument("--config", default=None, help="with --iris-only: run this config only (e.g. 128x256x32)")
+    parser.add_argument("--config", default=None,
+                        help="only these .iris configs, comma-separated (e.g. 128x256x64/4p,128x256x64/3p), "
+                             "timed or, with --iris-only, run")
     parser.add_argument("--dtypes", default="bf16,f16", help="element types: bf16, f16 or both (default)")
     args = parser.parse_args()
     if args.rounds < 1:
@@ -177,6 +180,7 @@ def main():
     names = {"bf16": torch.bfloat16, "f16": torch.float16}
     dtypes = [names[d] for d in args.dtypes.split(",")]
     iris = IrisGemm(args.lib)
+    chosen = lambda name: args.config is None or name in args.config.split(",")
     torch.manual_seed(0)
     if args.iris_only:
         for M, N, K in shapes:
@@ -184,7 +188,7 @@ def main():
             b = torch.randn(K, N, device="cuda", dtype=dtypes[0])
             c = torch.empty(M, N, device="cuda", dtype=dtypes[0])
             for i, name in enumerate(iris.configs):
-                if args.config in (None, name):
+                if chosen(name):
                     iris.run(i, a, b, c)
         torch.cuda.synchronize()
         return
@@ -207,11 +211,15 @@ def main():
         # Every config checked and timed once; the two fastest go on to the rounds.
         first = []
         for i, name in enumerate(iris.configs):
+            if not chosen(name):
+                continue
             c.fill_(float("nan"))
             iris.run(i, a, b, c)
             torch.cuda.synchronize()
             check(f"iris {name}", c, ref, a, b)
             first.append((do_bench(lambda: iris.run(i, a, b, c), rep=args.rep, return_mode="median"), i))
+            print(f"  {type_name} {M}x{N}x{K} {name}: {first[-1][0]:.4f} ms, {tflops(first[-1][0]):.1f} TFLOP/s",
+                  flush=True)
         finalists = [i for _, i in sorted(first)[:2]]
         # Rounds: cuBLAS, Triton and the finalists timed in turn, so that each
         # ratio compares times taken side by side (the GPU's clock drifts with
