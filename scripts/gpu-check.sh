@@ -94,6 +94,15 @@ nvshmem_rows() {
   local sample=$build/tests/gpu/sample_multinode_gpu_nvshmem ccl=$build/tests/gpu/ccl_host_validation_gpu_nvshmem
   [ -x "$sample" ] || return 0
   local home=${NVSHMEM_HOME:-$(python3 -c 'import nvidia.nvshmem as m; print(m.__path__[0])' 2>/dev/null)}
+  if [ -z "$home" ] || [ ! -d "$home/lib" ]; then
+    # Without its libraries every row would fail at NVSHMEM's start: one clear row instead.
+    echo "gpu-check: NVSHMEM's libraries not found (${home:+$home/lib: no such folder; }set NVSHMEM_HOME, or" \
+         "install the nvidia-nvshmem-cu13 wheel for python3)" >&2
+    failed=$((failed + 1))
+    rows+=("$(printf '%-22s %-8s %5s  %-12s %8s' nvshmem_libraries nvshmem - MISSING 0.0)")
+    printf '%s\n' "${rows[-1]}"
+    return 0
+  fi
   local env=(-x LD_LIBRARY_PATH="$home/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" -x NVSHMEM_REMOTE_TRANSPORT=none
              -x NVSHMEM_DISABLE_NVLS=1)
   local program ranks nodes
