@@ -22,11 +22,10 @@ what checking costs.
 """
 import argparse
 import os
-import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fused_bench import add_builds_in_turn_options, builds_in_turn, print_table  # noqa: E402  (fused_bench's runs and the one parser of its table)
+from fused_bench import add_builds_in_turn_options, builds_in_turn, fused_over_cublas, medians_of, print_table  # noqa: E402  (fused_bench's runs and the one parser of its table)
 
 
 def main():
@@ -42,13 +41,6 @@ def main():
     with open(args.out + ".txt", "w") as log:
         rows_of, ok = builds_in_turn(builds, modes, args, log)
 
-    def median(build, mode, shape, ratio):
-        rows = rows_of.get((build, mode, shape), [])
-        return statistics.median(ratio(row) for row in rows) if rows else None
-
-    def fused(row):
-        return float(row["fused/cublas"])
-
     def gemm(row):
         return float(row["gemm_ms"]) / float(row["cublas_ms"])
 
@@ -58,11 +50,11 @@ def main():
              "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
     # The plain GEMM (gemm.iris's matmul at the same tiles) is timed with every mode: its
     # row is the first mode's.
-    kernels = [("GEMM", modes[0], gemm)] + [(mode, mode, fused) for mode in modes]
+    kernels = [("GEMM", modes[0], gemm)] + [(mode, mode, fused_over_cublas) for mode in modes]
     for shape in args.shapes.split(","):
         for kernel, mode, ratio in kernels:
-            m = {b: median(b, mode, shape, ratio) for b, _ in builds}
-            if None in m.values():
+            m = medians_of(rows_of, builds, mode, shape, ratio)
+            if m is None:
                 continue
             lines.append(f"| {kernel} | {shape} | {m['before']:.3f} | {m['now']:.3f} | {m['checked']:.3f} | "
                          f"{m['now'] / m['before'] - 1:+.1%} | {m['checked'] / m['now'] - 1:+.1%} |")

@@ -113,6 +113,19 @@ def print_table(lines, path):
         f.write(text + "\n")
 
 
+def medians_of(rows_of, builds, mode, shape, ratio):
+    """{build: the median over its rounds of ratio(row)} for `mode` at `shape`, from
+    builds_in_turn's rows; None where a build has no row there."""
+    rows = {name: rows_of.get((name, mode, shape)) for name, _ in builds}
+    if not all(rows.values()):
+        return None
+    return {name: statistics.median(ratio(row) for row in its_rows) for name, its_rows in rows.items()}
+
+
+def fused_over_cublas(row):
+    return float(row["fused/cublas"])
+
+
 def builds_in_turn(builds, modes, args, log, before_run=None, after_run=None):
     """Runs each build of fused_bench in turn, args.rounds rounds over, on args.shapes,
     args.tiles and args.ranks: ({(build, mode, shape): [its row of each round]}, whether
@@ -355,9 +368,7 @@ def main():
         writer.writeheader()
         writer.writerows(rows)
     lines, best = summarize(rows, peers)
-    with open(args.out + ".md", "w") as f:
-        f.write("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    print_table(lines, args.out + ".md")
     if best:
         plot(args.out + ".png", best, peers, args.ranks)
     if not ok:

@@ -21,12 +21,11 @@ dot_loop, epilogue), or the script fails: a trace that records nothing costs not
 import argparse
 import json
 import os
-import statistics
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fused_bench import add_builds_in_turn_options, builds_in_turn, print_table  # noqa: E402  (fused_bench's runs and the one parser of its table)
+from fused_bench import add_builds_in_turn_options, builds_in_turn, fused_over_cublas, medians_of, print_table  # noqa: E402  (fused_bench's runs and the one parser of its table)
 
 EXPECTED_SPANS = {"kernel", "dot_loop", "epilogue"}  # span kinds: the events' cat
 
@@ -81,7 +80,6 @@ def main():
     with open(args.out + ".txt", "w") as log:
         rows_of, ok = builds_in_turn(builds, modes, args, log, before_run, after_run)
     os.environ.pop("IRIS_TRACE", None)
-    ratios = {key: [float(row["fused/cublas"]) for row in rows] for key, rows in rows_of.items()}
 
     lines = [f"Tracing overhead, {args.ranks} rank(s), tiles {args.tiles}: fused / cuBLAS, median of "
              f"{args.rounds} runs of each build in turn; overhead against the plain build", "",
@@ -89,9 +87,8 @@ def main():
              "| --- | --- | ---: | ---: | ---: | ---: | ---: |"]
     for mode in modes:
         for shape in args.shapes.split(","):
-            medians = {b: statistics.median(ratios[(b, mode, shape)]) for b, _ in builds
-                       if (b, mode, shape) in ratios}
-            if len(medians) < 3:
+            medians = medians_of(rows_of, builds, mode, shape, fused_over_cublas)
+            if medians is None:
                 continue
             plain = medians["plain"]
             lines.append(f"| {mode} | {shape} | {plain:.3f} | {medians['off']:.3f} | {medians['on']:.3f} | "
