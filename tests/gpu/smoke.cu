@@ -417,12 +417,9 @@ int barrier_hang_test(int ranks) {
 struct ReportsAndRuns {
   IRIS_DEVICE static void run(const iris::Program& p, unsigned long long run_ns) {
     if (p.id[0] != 0 || iris::thread_index() != 0) return;
-    iris::detail::ErrorReport* out = p.ctx.barrier->report;
-    const char text[] = "smoke.iris:60: error: planted report";
-    for (std::size_t i = 0; i < sizeof text; ++i) out->text[i] = text[i];
-    iris::fence<iris::Sem::acq_rel, iris::Scope::sys>();
-    out->length = sizeof text - 1;
-    iris::fence<iris::Sem::acq_rel, iris::Scope::sys>();
+    iris::detail::Text text;
+    text.add("smoke.iris:60: error: planted report");
+    iris::detail::publish(p.ctx.barrier->report, text);
     const unsigned long long start = iris::detail::trace_clock();
     while (iris::detail::trace_clock() - start < run_ns) {
     }

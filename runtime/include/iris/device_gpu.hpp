@@ -256,6 +256,16 @@ IRIS_HD inline void barrier(const DeviceContext& ctx, int program_id) {
 
 namespace detail {
 
+// Writes `text` into a host-mapped report buffer so that the host sees the
+// whole text once it sees its length (the checked-mode report, where a rank
+// waits).
+IRIS_HD inline void publish(ErrorReport* out, const Text& text) {
+  for (int i = 0; i <= text.len; ++i) out->text[i] = text.buf[i];
+  fence<Sem::acq_rel, Scope::sys>();
+  out->length = static_cast<unsigned>(text.len);
+  fence<Sem::acq_rel, Scope::sys>();
+}
+
 // Reports a checked-mode violation and stops the kernel. Only the first failing
 // thread of a rank writes and prints its message; every failing thread traps.
 // The failure paths are out of line so that the message buffers do not weigh on
@@ -272,13 +282,7 @@ namespace detail {
     // of the GPU at once, so the threads that lose the claim wait (a bounded time)
     // for the winner to finish its report before they trap.
     if (atomic_cas<Sem::acquire, Scope::gpu>(&area->report_claimed, 0u, 1u) == 0u) {
-      ErrorReport* out = area->report;
-      if (out != nullptr) {
-        for (int i = 0; i <= msg.len; ++i) out->text[i] = msg.buf[i];
-        fence<Sem::acq_rel, Scope::sys>();
-        out->length = static_cast<unsigned>(msg.len);
-        fence<Sem::acq_rel, Scope::sys>();
-      }
+      if (area->report != nullptr) publish(area->report, msg);
       printf("%s\n", msg.buf);
       atomic_store<Sem::release, Scope::gpu>(&area->report_claimed, 2u);
     } else {
@@ -370,10 +374,7 @@ __noinline__ IRIS_HD inline bool announce_wait(const DeviceContext& ctx, const c
   Text where;
   where.add(what).add(" at ").add(file).add(":").add(static_cast<long long>(line));
   where.add(" (program ").add(static_cast<long long>(program_id)).add(")");
-  for (int i = 0; i <= where.len; ++i) area->waiting->text[i] = where.buf[i];
-  fence<Sem::acq_rel, Scope::sys>();
-  area->waiting->length = static_cast<unsigned>(where.len);
-  fence<Sem::acq_rel, Scope::sys>();
+  publish(area->waiting, where);
   return true;
 }
 IRIS_HD inline void withdraw_wait(const DeviceContext& ctx) {
