@@ -13,11 +13,12 @@ one process:
   * the .iris GEMM (bench/gemm.iris, loaded from libiris_gemm_bench.so), each
     tile-size configuration (one program per tile, or persistent: a name
     ending in "p"; --config picks some) timed once, each time printed, and the
-    two fastest kept, as the autotuner does.
-Then, in --rounds rounds, cuBLAS, both Tritons and the two configs are timed in
+    --finalists fastest (two by default) kept, as the autotuner does.
+Then, in --rounds rounds, cuBLAS, both Tritons and the finalists are timed in
 turn; a time is the median over rounds, a ratio the median of the rounds'
-ratios against the config with the lower median (measured side by side: the
-GPU's clock drifts with its power draw).
+ratios (measured side by side: the GPU's clock drifts with its power draw).
+Each finalist's medians are printed; the table holds the one with the lowest
+median time.
 Every output is checked against cuBLAS: |x - ref| <= 2^-7 |ref| + K 2^-22 max|a||b|
 elementwise (two bf16 roundings of the result, and f32 accumulation in
 either order, with room for truncating hardware; f16's rounding is finer, so
@@ -167,7 +168,10 @@ def main():
     parser.add_argument("--shapes", default=None, help="MxNxK,... (default: the issue's five shapes)")
     parser.add_argument("--rep", type=int, default=200, help="milliseconds per measurement (do_bench rep)")
     parser.add_argument("--rounds", type=int, default=5,
-                        help="rounds in which cuBLAS, Triton and the two fastest configs are timed in turn (default 5)")
+                        help="rounds in which cuBLAS, Triton and the finalists are timed in turn (default 5)")
+    parser.add_argument("--finalists", type=int, default=2,
+                        help="how many of the fastest configs go on to the rounds (default 2): with --config, all of "
+                             "them for medians of every one, side by side")
     parser.add_argument("--iris-only", action="store_true", help="run the .iris GEMM once per config (for a profiler)")
     parser.add_argument("--config", default=None,
                         help="only these .iris configs, comma-separated (e.g. 128x256x64/4p,128x256x64/3p), "
@@ -176,6 +180,8 @@ def main():
     args = parser.parse_args()
     if args.rounds < 1:
         parser.error("--rounds must be at least 1")
+    if args.finalists < 1:
+        parser.error("--finalists must be at least 1")
     shapes = SHAPES if not args.shapes else [tuple(int(x) for x in s.split("x")) for s in args.shapes.split(",")]
     names = {"bf16": torch.bfloat16, "f16": torch.float16}
     dtypes = [names[d] for d in args.dtypes.split(",")]
@@ -208,7 +214,7 @@ def main():
         c.fill_(float("nan"))
         triton_tma_matmul(a, b, c)
         check("triton tma", c, ref, a, b)
-        # Every config checked and timed once; the two fastest go on to the rounds.
+        # Every config checked and timed once; the fastest go on to the rounds.
         first = []
         for i, name in enumerate(iris.configs):
             if not chosen(name):
@@ -220,7 +226,7 @@ def main():
             first.append((do_bench(lambda: iris.run(i, a, b, c), rep=args.rep, return_mode="median"), i))
             print(f"  {type_name} {M}x{N}x{K} {name}: {first[-1][0]:.4f} ms, {tflops(first[-1][0]):.1f} TFLOP/s",
                   flush=True)
-        finalists = [i for _, i in sorted(first)[:2]]
+        finalists = [i for _, i in sorted(first)[:args.finalists]]
         # Rounds: cuBLAS, Triton and the finalists timed in turn, so that each
         # ratio compares times taken side by side (the GPU's clock drifts with
         # its power draw between measurements); medians over the rounds.
@@ -233,7 +239,12 @@ def main():
                 times[key].append(do_bench(run, rep=args.rep, return_mode="median"))
         median = {key: statistics.median(t) for key, t in times.items()}
         best = min(finalists, key=lambda i: median[i])
-        median_ratio = lambda peer: statistics.median(p / m for p, m in zip(times[peer], times[best]))
+        median_ratio = lambda peer, i=best: statistics.median(p / m for p, m in zip(times[peer], times[i]))
+        if len(finalists) > 1:
+            for i in sorted(finalists, key=lambda i: median[i]):
+                print(f"  {type_name} {M}x{N}x{K} {iris.configs[i]}: median {median[i]:.4f} ms, "
+                      f"{tflops(median[i]):.1f} TFLOP/s, /cuBLAS {median_ratio('cuBLAS', i):.3f}, "
+                      f"/Triton TMA {median_ratio('TMA', i):.3f}", flush=True)
         row = {"M": M, "N": N, "K": K, "dtype": type_name, "cublas_tflops": tflops(median["cuBLAS"]),
                "triton_tflops": tflops(median["Triton"]), "tma_tflops": tflops(median["TMA"]),
                "iris_tflops": tflops(median[best]), "iris_config": iris.configs[best],
