@@ -751,8 +751,21 @@ class Printer {
         const bool uniform_runs = a.size() > 4;
         std::string known = known_cpp(*v, uniform_runs);
         if (uniform_runs) known += ", " + expr(a[4]);
-        return fmt::format("{}({}, {}, {}, {}, {}{})", access_function(*v), expr(a[3]), expr(a[0]),
+        // A box goes right after the stage (copy_async's overload of ops/copy_box.hpp).
+        const std::string box = a.size() > 5 ? ", " + expr(a[5]) : "";
+        return fmt::format("{}({}{}, {}, {}, {}, {}{})", access_function(*v), expr(a[3]), box, expr(a[0]),
                            optional(a[1], "iris::NoMask{}"), optional(a[2], "iris::NoOther{}"), site(v), known);
+      }
+      case TirOp::BoxAt:
+      case TirOp::BindBox: {
+        std::vector<std::string> args;
+        for (const TirValue* arg : a) args.push_back(expr(arg));
+        return fmt::format("{}({})", info.runtime, fmt::join(args, ", "));
+      }
+      case TirOp::WaitBoxes: {
+        std::vector<std::string> args;
+        for (size_t i = 1; i < a.size(); ++i) args.push_back(expr(a[i]));
+        return fmt::format("{}<{}>({})", info.runtime, expr(a[0]), fmt::join(args, ", "));
       }
       case TirOp::StageAt: return fmt::format("{}[{}]", expr(a[0]), expr(a[1]));
       case TirOp::CommitAsync: return fmt::format("{}()", info.runtime);

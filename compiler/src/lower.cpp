@@ -65,6 +65,7 @@ std::span<const std::string_view> pass_names() {
 TirModule lower(const Module& module, const LowerOptions& options) {
   TirModule tir = build_tir(module, options.source_name);
   tir.namespace_name = options.namespace_name;  // empty: the naming pass derives it
+  tir.checked = options.checked;
   verify_operands(tir, "build");
   if (options.stop_after == "build") return tir;
   for (const Pass& pass : kPasses) {

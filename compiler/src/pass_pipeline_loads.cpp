@@ -104,7 +104,7 @@ bool only_loads(const TirValue* v) {
 
 class Pipeliner {
  public:
-  Pipeliner(TirModule& module, TirFunction& function) : m_(module), f_(function), b_(module) {
+  Pipeliner(TirModule& module, TirFunction& function, bool boxes) : m_(module), f_(function), b_(module), boxes_allowed_(boxes) {
     for_each_stmt(function.body, [&](TirStmt* s) {
       if (s->kind == TirStmtKind::Let) function_lets_[s->var] = s->value;
     });
@@ -226,7 +226,35 @@ class Pipeliner {
         uniform_loads_.insert(load);
         condition = condition ? conditions.all_of(condition, c) : c;
       }
+    // The uniform copies of 2-byte elements that are boxes of a matrix, which
+    // the runtime may copy by TMA (ops/copy_box.hpp): only where every ring's
+    // copies are, so that a wait on the stages' barriers replaces
+    // wait_async's (no cp.async group to wait for). The specialisation then
+    // asks what a tensor map needs: a row and a column at least, and rows no
+    // longer than ld.
+    boxes_.clear();
+    if (boxes_allowed_)
+      for (const auto& [load, ring] : ring_order)
+        if (uniform_loads_.count(load) && element_bytes(load->type, f_) == 2)
+          if (std::optional<Box> box = box_of(*load)) boxes_.emplace(load, *box);
+    if (boxes_.size() != ring_order.size()) boxes_.clear();
+    for (const auto& [load, ring] : ring_order) {
+      auto box = boxes_.find(load);
+      if (box == boxes_.end()) continue;
+      const Box& b = box->second;
+      condition = conditions.all_of(condition, b_.binary_bool(TirOp::Lt, b_.constant(0), clone(b.rows_end, nullptr)));
+      condition = conditions.all_of(condition, b_.binary_bool(TirOp::Lt, b_.constant(0), clone(b.cols_end, nullptr)));
+      if (!same_read(b.cols_end, b.ld))
+        condition = conditions.all_of(condition,
+                                      b_.binary_bool(TirOp::Le, clone(b.cols_end, nullptr), clone(b.ld, nullptr)));
+    }
     uniform_flag_ = condition ? m_.make_var("uniform_runs", condition->type) : nullptr;
+    for (const auto& [load, ring] : ring_order)
+      if (auto box = boxes_.find(load); box != boxes_.end())
+        before.push_back(b_.eval(b_.make(TirOp::BindBox, {},
+                                          {b_.read(uniform_flag_), b_.read(ring), clone(box->second.base, nullptr),
+                                           clone(box->second.rows_end, nullptr), clone(box->second.cols_end, nullptr),
+                                           clone(box->second.ld, nullptr)})));
 
     // The first iterations' copies, one committed group each, in a loop over
     // the lookahead (a constant of the C++, which unrolls it).
@@ -234,7 +262,7 @@ class Pipeliner {
     LoopValue iteration = [&] { return plus_steps(clone(loop_->low, nullptr), b_.read(ahead)); };
     std::vector<TirStmt*> prologue_copies;
     for (const auto& [load, ring] : ring_order)
-      prologue_copies.push_back(b_.eval(copy_async(load, iteration, stage(ring, b_.read(ahead)))));
+      prologue_copies.push_back(b_.eval(copy_async(load, iteration, ring, [&] { return b_.read(ahead); })));
     TirStmt* prologue = m_.make_stmt(TirStmtKind::For, loop_->loc);
     prologue->var = ahead;
     prologue->low = b_.constant(0);
@@ -248,16 +276,33 @@ class Pipeliner {
     declare_slot->var = slot;
     declare_slot->value = b_.constant(0);
     before.push_back(declare_slot);
+    // How many times the rings have gone round, mod 2: the parity of the
+    // barriers' phase that a box's stage completes (wait_boxes).
+    TirVar* phase = nullptr;
+    if (!boxes_.empty()) {
+      phase = m_.make_var("phase", i32_type());
+      TirStmt* declare_phase = m_.make_stmt(TirStmtKind::Var, loop_->loc);
+      declare_phase->var = phase;
+      declare_phase->value = b_.constant(0);
+      before.push_back(declare_phase);
+    }
 
     // In the loop: wait for this iteration's stage; after this iteration's
     // dots, for the last iteration's; then issue the copies kLookahead
     // iterations ahead and commit them.
-    body->stmts.insert(body->stmts.begin(), b_.eval(wait_async(stages_minus(behind_ + 1))));
+    if (phase) {
+      TirValue* wait = b_.make(TirOp::WaitBoxes, {}, {stages_minus(behind_ + 1), b_.read(uniform_flag_),
+                                                      b_.read(phase), b_.read(slot)});
+      for (const auto& [load, ring] : ring_order) wait->operands.push_back(b_.read(ring));
+      body->stmts.insert(body->stmts.begin(), b_.eval(wait));
+    } else {
+      body->stmts.insert(body->stmts.begin(), b_.eval(wait_async(stages_minus(behind_ + 1))));
+    }
     if (!accumulators.empty()) body->stmts.push_back(b_.eval(wait_dots(1, accumulators)));
     LoopValue later = [&] { return plus_steps(loop_var(), stages_minus(behind_)); };
     std::vector<TirStmt*> copies;
     for (const auto& [load, ring] : ring_order)
-      copies.push_back(b_.eval(copy_async(load, later, stage(ring, next_slot(slot, stages_minus(behind_))))));
+      copies.push_back(b_.eval(copy_async(load, later, ring, [&] { return next_slot(slot, stages_minus(behind_)); })));
     body->stmts.push_back(b_.guarded(b_.binary_bool(TirOp::Lt, later(), clone(loop_->high, nullptr)), copies));
     body->stmts.push_back(b_.eval(b_.make(TirOp::CommitAsync, {})));
 
@@ -280,6 +325,9 @@ class Pipeliner {
     advance->var = slot;
     advance->value = next_slot(slot, b_.constant(1));
     body->stmts.push_back(advance);
+    if (phase)
+      body->stmts.push_back(b_.guarded(b_.binary_bool(TirOp::Eq, b_.read(slot), b_.constant(0)),
+                                       {b_.assign(phase, b_.binary(TirOp::Sub, b_.constant(1), b_.read(phase)))}));
 
     // Only where the loop runs at all: a path that skips the loop would join
     // the drain with the accumulators' initial values, and ptxas serialises
@@ -334,16 +382,147 @@ class Pipeliner {
     return wait;
   }
 
-  // copy_async of `load`'s tree, with the loop variable `at`, into `stage`.
-  TirValue* copy_async(const TirValue* load, const LoopValue& at, TirValue* stage) {
+  // copy_async of `load`'s tree, with the loop variable `at`, into stage
+  // slot() of `ring`; with its box where it is one.
+  TirValue* copy_async(const TirValue* load, const LoopValue& at, const TirVar* ring,
+                       const std::function<TirValue*()>& slot) {
     TirValue* copy = m_.make_value(TirOp::CopyAsync, TirType{}, load->loc);
     for (const TirValue* operand : load->operands) copy->operands.push_back(clone(operand, at));
-    copy->operands.push_back(stage);
+    copy->operands.push_back(stage(ring, slot()));
     copy->attrs<AccessAttrs>() = {
         .contiguous_rows = AffineForm::of(copy->operands[0], function_lets_).row_stride() == 1,
         .row_interval_mask = copy->operands[1] && row_intervals(copy->operands[1], function_lets_)};
     if (uniform_loads_.count(load)) copy->operands.push_back(b_.read(uniform_flag_));
+    if (auto box = boxes_.find(load); box != boxes_.end())
+      copy->operands.push_back(b_.make(TirOp::BoxAt, {},
+                                       {b_.read(ring), slot(), clone(box->second.row, at), clone(box->second.col, at)}));
     return copy;
+  }
+
+  // ------------------------------------------------- boxes
+  // A load that copies a box of a row-major matrix:
+  //   load(base + rows[:, None] * ld + cols[None, :],
+  //        mask = rows[:, None] < rows_end && cols[None, :] < cols_end, other = 0)
+  // (the operands are in either order), rows and cols each a scalar plus an
+  // arange, base, rows_end, cols_end and ld the same in every iteration.
+  struct Box {
+    const TirValue* base;
+    const TirValue* row;
+    const TirValue* rows_end;
+    const TirValue* col;
+    const TirValue* cols_end;
+    const TirValue* ld;
+  };
+
+  std::optional<Box> box_of(const TirValue& load) {
+    const TirValue* ptr = load.operands[0];
+    const TirValue* mask = load.operands.size() > 1 ? load.operands[1] : nullptr;
+    const TirValue* other = load.operands.size() > 2 ? load.operands[2] : nullptr;
+    if (!mask || (other && !is_zero(through(other)))) return std::nullopt;
+    // ptr = (base + rows * ld) + cols
+    const TirValue* rows = nullptr;
+    const TirValue* cols = nullptr;
+    const TirValue* base = nullptr;
+    const TirValue* ld = nullptr;
+    auto split_rows_times_ld = [&](const TirValue* v) {
+      v = through(v);
+      if (v->op != TirOp::Mul) return false;
+      for (int i = 0; i < 2; ++i)
+        if ((rows = along(v->operands[i], 1)) && (ld = scalar_of(v->operands[1 - i]))) return true;
+      return false;
+    };
+    auto split_base_rows = [&](const TirValue* v) {
+      v = through(v);
+      if (v->op != TirOp::Add) return false;
+      for (int i = 0; i < 2; ++i)
+        if ((base = scalar_of(v->operands[i])) && base->type.is_pointer() && split_rows_times_ld(v->operands[1 - i]))
+          return true;
+      return false;
+    };
+    const TirValue* p = through(ptr);
+    if (p->op != TirOp::Add) return std::nullopt;
+    bool matched = false;
+    for (int i = 0; i < 2 && !matched; ++i)
+      matched = (cols = along(p->operands[i], 0)) && split_base_rows(p->operands[1 - i]);
+    if (!matched) return std::nullopt;
+    // mask = rows < rows_end && cols < cols_end
+    const TirValue* m = through(mask);
+    if (m->op != TirOp::LogicalAnd) return std::nullopt;
+    const TirValue* rows_end = nullptr;
+    const TirValue* cols_end = nullptr;
+    for (const TirValue* c : m->operands) {
+      c = through(c);
+      const TirValue* bound = c->op == TirOp::Lt ? scalar_of(c->operands[1]) : nullptr;
+      if (!bound) return std::nullopt;
+      if (along(c->operands[0], 1) == rows && !rows_end) rows_end = bound;
+      else if (along(c->operands[0], 0) == cols && !cols_end) cols_end = bound;
+      else return std::nullopt;
+    }
+    const TirValue* row = start_of(rows);
+    const TirValue* col = start_of(cols);
+    if (!rows_end || !cols_end || !row || !col) return std::nullopt;
+    for (const TirValue* fixed : {base, rows_end, cols_end, ld})
+      if (reads_loop(fixed)) return std::nullopt;
+    return Box{base, row, rows_end, col, cols_end, ld};
+  }
+
+  // v, through the lets that hold it.
+  const TirValue* through(const TirValue* v) const {
+    while (v->op == TirOp::Read) {
+      if (auto it = lets_.find(v->var()); it != lets_.end()) v = it->second;
+      else if (auto f = function_lets_.find(v->var()); f != function_lets_.end()) v = f->second;
+      else break;
+    }
+    return v;
+  }
+
+  // The vector x of a 2-D tile x[:, None] (axis 1) or x[None, :] (axis 0),
+  // broadcast or not; null where v is not one.
+  const TirValue* along(const TirValue* v, int axis) const {
+    v = through(v);
+    if (v->op == TirOp::BroadcastTo) v = through(v->operands[0]);
+    if (v->op != TirOp::AddAxis || v->attrs<AxisAttrs>().axis != axis) return nullptr;
+    return through(v->operands[0]);
+  }
+
+  // The scalar s of a tile broadcast from it; null where v is not one.
+  const TirValue* scalar_of(const TirValue* v) const {
+    v = through(v);
+    if (v->op != TirOp::Broadcast) return nullptr;
+    const TirValue* s = v->operands[0];
+    return s->type.is_tile() ? nullptr : s;
+  }
+
+  // s of the vector s + arange(n) (or arange(n) + s; 0 for arange(n)); null
+  // where v is not one.
+  const TirValue* start_of(const TirValue* v) {
+    if (v->op == TirOp::Arange) return b_.constant(0);
+    if (v->op != TirOp::Add) return nullptr;
+    for (int i = 0; i < 2; ++i)
+      if (through(v->operands[i])->op == TirOp::Arange)
+        if (const TirValue* s = scalar_of(v->operands[1 - i])) return s;
+    return nullptr;
+  }
+
+  // Whether a and b read the same variable (cols_end <= ld needs no test).
+  static bool same_read(const TirValue* a, const TirValue* b) {
+    return a->op == TirOp::Read && b->op == TirOp::Read && a->var() == b->var();
+  }
+
+  static bool is_zero(const TirValue* v) {
+    if (v->op == TirOp::Broadcast) v = v->operands[0];
+    if (v->op != TirOp::Constant) return false;
+    const auto& c = v->attrs<ConstantAttrs>();
+    return c.literal == ConstantAttrs::Literal::Float ? c.float_value == 0 : c.int_bits == 0;
+  }
+
+  // Whether v reads the loop variable or a let of the loop's body.
+  bool reads_loop(const TirValue* v) const {
+    if (!v) return false;
+    if (v->op == TirOp::Read && (v->var() == loop_->var || lets_.count(v->var()))) return true;
+    for (const TirValue* o : v->operands)
+      if (reads_loop(o)) return true;
+    return false;
   }
 
   TirValue* stage(const TirVar* ring, TirValue* slot) {
@@ -435,6 +614,8 @@ class Pipeliner {
   Shape stages_;                                       // the tiles of each of the loop's rings
   int behind_ = 0;  // S minus how far ahead the copies run: 2 with pipelined dots, else 1
   std::unordered_set<const TirValue*> uniform_loads_;  // the loads whose copies read uniform_flag_
+  const bool boxes_allowed_;                          // unchecked builds: checked ones check every access
+  std::unordered_map<const TirValue*, Box> boxes_;    // the uniform loads that are boxes
   TirVar* uniform_flag_ = nullptr;
   std::unordered_map<const TirVar*, const TirValue*> function_lets_;  // every let of the function
 };
@@ -443,7 +624,7 @@ class Pipeliner {
 
 void pipeline_loads(TirModule& module) {
   for (TirFunction* function : module.functions) {
-    Pipeliner pipeliner(module, *function);
+    Pipeliner pipeliner(module, *function, !module.checked);
     for_each_loop_last_first(function->body, [&](TirStmt& block, size_t index) { pipeliner.loop(block, index); });
   }
 }

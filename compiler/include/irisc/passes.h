@@ -23,7 +23,9 @@ void hoist_translations(TirModule& module);
 void sink_broadcasts(TirModule& module);
 
 // In a K loop that only loads tiles and accumulates their dot, issues the
-// next iteration's loads before this iteration's dot.
+// next iteration's loads before this iteration's dot; copies of boxes of a
+// matrix also say so, for TMA (not in checked builds, whose copies' pointers
+// the runtime checks).
 void pipeline_loads(TirModule& module);
 
 // Puts each dot's accumulator, and the values computed with it, in the

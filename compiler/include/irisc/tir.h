@@ -349,6 +349,7 @@ struct TirConstant {
 struct TirModule {
   std::string source_name;     // for #line directives and checked-mode reports
   std::string namespace_name;  // --namespace, else the naming pass
+  bool checked = false;        // --checked: the runtime checks every access
   std::vector<std::string> headers;  // imported, by absolute path
   std::deque<TirImportedModule> modules;  // each after the modules it imports
   std::vector<TirConstant> constants;  // the modules' first, in that order

@@ -38,7 +38,9 @@ __global__ __launch_bounds__(kThreads) void kernel_entry(DeviceContext ctx, Args
   const Program program{ctx,
                         {static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.y), static_cast<int>(blockIdx.z)},
                         {static_cast<int>(gridDim.x), static_cast<int>(gridDim.y), static_cast<int>(gridDim.z)}};
+  detail::box_maps_begin();
   Kernel::run(program, args...);
+  detail::box_maps_end();  // frees the instance's tensor maps (ops/copy_box.hpp)
 }
 
 // "iris_kernels::all_gather<1024>" for messages, from the compiler's function signature.

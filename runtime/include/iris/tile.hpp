@@ -27,6 +27,7 @@
 //   ops/shape.hpp        expand_dims, reshape, broadcast_to, trans
 //   ops/dot.hpp          dot: matrix product plus accumulator
 //   ops/copy_async.hpp   copy_async, commit_async, wait_async: a K loop's stages
+//   ops/copy_box.hpp     bind_box, box_at, wait_boxes: its stages by TMA on sm_90a
 //   ops/trace.hpp        TraceSpan, TraceScope: what traced kernels record
 //   types/trace.hpp      TraceEvent, TraceBuffer: a rank's recorded spans
 //
@@ -36,6 +37,7 @@
 #include "iris/ops/atomic.hpp"
 #include "iris/ops/block.hpp"
 #include "iris/ops/copy_async.hpp"
+#include "iris/ops/copy_box.hpp"
 #include "iris/ops/dot.hpp"
 #include "iris/ops/elementwise.hpp"
 #include "iris/ops/memory.hpp"
