@@ -1,12 +1,12 @@
 // Copies of boxes: a pipelined K loop's copies whose tile is a box of a
 // row-major matrix, rows row .. row + R - 1 and columns col .. col + C - 1,
 // reading zero at rows >= rows or columns >= cols (the loads of tile_product,
-// iris/gemm.iris). The compiler proves that form (pass_pipeline_loads.cpp) and
-// adds to the loop, beside its copy_async calls:
+// iris/gemm.iris). The compiler proves that form (pass_pipeline_loads.cpp) and,
+// where every ring of the loop is filled by such copies, writes:
 //
 //   bind_box(uniform_runs, x_stages, base, rows, cols, ld);   before the loop
 //   copy_async(x_stages[s], box_at(x_stages, s, row, col), ptrs, mask, ...);
-//   wait_boxes(uniform_runs, phase, s, x_stages, ...);         before wait_async
+//   wait_boxes<L - 1>(uniform_runs, phase, s, x_stages, ...); in wait_async's place
 //
 // On sm_90a, where the loop's copies are uniform (16-byte runs, a 16-byte
 // aligned base: the Specialize flag, copy_async.hpp) and the element is 2
@@ -17,8 +17,8 @@
 // barrier, of parity `phase` (how many times the ring has gone round, mod 2).
 // No thread computes a pointer or a mask, and the C++ compiler drops the
 // copy_async arguments' arithmetic. Everywhere else the box is ignored:
-// copy_async copies through the pointers as before, and bind_box and
-// wait_boxes do nothing.
+// copy_async copies through the pointers as before, bind_box does nothing
+// and wait_boxes is wait_async.
 #pragma once
 
 #include <type_traits>
