@@ -756,12 +756,13 @@ class Printer {
         return fmt::format("{}({}{}, {}, {}, {}, {}{})", access_function(*v), expr(a[3]), box, expr(a[0]),
                            optional(a[1], "iris::NoMask{}"), optional(a[2], "iris::NoOther{}"), site(v), known);
       }
-      case TirOp::BoxAt:
-      case TirOp::BindBox: {
+      case TirOp::BoxAt: {
         std::vector<std::string> args;
         for (const TirValue* arg : a) args.push_back(expr(arg));
         return fmt::format("{}({})", info.runtime, fmt::join(args, ", "));
       }
+      // A constant first operand, as the template argument.
+      case TirOp::BindBox:
       case TirOp::WaitBoxes: {
         std::vector<std::string> args;
         for (size_t i = 1; i < a.size(); ++i) args.push_back(expr(a[i]));

@@ -90,6 +90,10 @@ constexpr int kLookahead = 2;
 // The bytes of a run of a copy: one cp.async (iris::CopyLayout).
 constexpr int kRunBytes = 16;
 
+// The most rings a loop whose copies are boxes may have: the runtime keeps
+// barriers for that many (kBoxRings, ops/copy_box.hpp).
+constexpr int kBoxRings = 4;
+
 // A loop body's value that only loads: recomputable, or a load of
 // recomputable pointers, mask and `other`.
 bool only_loads(const TirValue* v) {
@@ -237,7 +241,7 @@ class Pipeliner {
       for (const auto& [load, ring] : ring_order)
         if (uniform_loads_.count(load) && element_bytes(load->type, f_) == 2)
           if (std::optional<Box> box = box_of(*load)) boxes_.emplace(load, *box);
-    if (boxes_.size() != ring_order.size()) boxes_.clear();
+    if (boxes_.size() != ring_order.size() || ring_order.size() > kBoxRings) boxes_.clear();
     for (const auto& [load, ring] : ring_order) {
       auto box = boxes_.find(load);
       if (box == boxes_.end()) continue;
@@ -249,12 +253,13 @@ class Pipeliner {
                                       b_.binary_bool(TirOp::Le, clone(b.cols_end, nullptr), clone(b.ld, nullptr)));
     }
     uniform_flag_ = condition ? m_.make_var("uniform_runs", condition->type) : nullptr;
+    int box_index = 0;
     for (const auto& [load, ring] : ring_order)
       if (auto box = boxes_.find(load); box != boxes_.end())
         before.push_back(b_.eval(b_.make(TirOp::BindBox, {},
-                                          {b_.read(uniform_flag_), b_.read(ring), clone(box->second.base, nullptr),
-                                           clone(box->second.rows_end, nullptr), clone(box->second.cols_end, nullptr),
-                                           clone(box->second.ld, nullptr)})));
+                                          {b_.constant(box_index++), b_.read(uniform_flag_), b_.read(ring),
+                                           clone(box->second.base, nullptr), clone(box->second.rows_end, nullptr),
+                                           clone(box->second.cols_end, nullptr), clone(box->second.ld, nullptr)})));
 
     // The first iterations' copies, one committed group each, in a loop over
     // the lookahead (a constant of the C++, which unrolls it).
@@ -276,23 +281,13 @@ class Pipeliner {
     declare_slot->var = slot;
     declare_slot->value = b_.constant(0);
     before.push_back(declare_slot);
-    // How many times the rings have gone round, mod 2: the parity of the
-    // barriers' phase that a box's stage completes (wait_boxes).
-    TirVar* phase = nullptr;
-    if (!boxes_.empty()) {
-      phase = m_.make_var("phase", i32_type());
-      TirStmt* declare_phase = m_.make_stmt(TirStmtKind::Var, loop_->loc);
-      declare_phase->var = phase;
-      declare_phase->value = b_.constant(0);
-      before.push_back(declare_phase);
-    }
 
     // In the loop: wait for this iteration's stage; after this iteration's
     // dots, for the last iteration's; then issue the copies kLookahead
     // iterations ahead and commit them.
-    if (phase) {
-      TirValue* wait = b_.make(TirOp::WaitBoxes, {}, {stages_minus(behind_ + 1), b_.read(uniform_flag_),
-                                                      b_.read(phase), b_.read(slot)});
+    if (!boxes_.empty()) {
+      TirValue* wait =
+          b_.make(TirOp::WaitBoxes, {}, {stages_minus(behind_ + 1), b_.read(uniform_flag_), b_.read(slot)});
       for (const auto& [load, ring] : ring_order) wait->operands.push_back(b_.read(ring));
       body->stmts.insert(body->stmts.begin(), b_.eval(wait));
     } else {
@@ -325,9 +320,6 @@ class Pipeliner {
     advance->var = slot;
     advance->value = next_slot(slot, b_.constant(1));
     body->stmts.push_back(advance);
-    if (phase)
-      body->stmts.push_back(b_.guarded(b_.binary_bool(TirOp::Eq, b_.read(slot), b_.constant(0)),
-                                       {b_.assign(phase, b_.binary(TirOp::Sub, b_.constant(1), b_.read(phase)))}));
 
     // Only where the loop runs at all: a path that skips the loop would join
     // the drain with the accumulators' initial values, and ptxas serialises

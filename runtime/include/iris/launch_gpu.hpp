@@ -38,9 +38,13 @@ __global__ __launch_bounds__(kThreads) void kernel_entry(DeviceContext ctx, Args
   const Program program{ctx,
                         {static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.y), static_cast<int>(blockIdx.z)},
                         {static_cast<int>(gridDim.x), static_cast<int>(gridDim.y), static_cast<int>(gridDim.z)}};
-  detail::box_maps_begin();
+  // Only kernels with pipelined loops (dynamic shared memory) may copy boxes
+  // (ops/copy_box.hpp): their instances set up the barriers first, and free
+  // their tensor maps at the end.
+  constexpr bool pipelined = dynamic_shared_bytes_of<Kernel>() > 0;
+  if constexpr (pipelined) detail::boxes_begin();
   Kernel::run(program, args...);
-  detail::box_maps_end();  // frees the instance's tensor maps (ops/copy_box.hpp)
+  if constexpr (pipelined) detail::boxes_end();
 }
 
 // "iris_kernels::all_gather<1024>" for messages, from the compiler's function signature.

@@ -4,21 +4,24 @@
 // iris/gemm.iris). The compiler proves that form (pass_pipeline_loads.cpp) and,
 // where every ring of the loop is filled by such copies, writes:
 //
-//   bind_box(uniform_runs, x_stages, base, rows, cols, ld);   before the loop
+//   bind_box<i>(uniform_runs, x_stages, base, rows, cols, ld); before the loop,
+//                                                   for its i-th ring
 //   copy_async(x_stages[s], box_at(x_stages, s, row, col), ptrs, mask, ...);
-//   wait_boxes<L - 1>(uniform_runs, phase, s, x_stages, ...); in wait_async's place
+//   wait_boxes<L - 1>(uniform_runs, s, x_stages, ...); in wait_async's place
 //
 // On sm_90a, where the loop's copies are uniform (16-byte runs, a 16-byte
 // aligned base: the Specialize flag, copy_async.hpp) and the element is 2
-// bytes, the box comes by TMA: bind_box makes the matrix's tensor map (once
-// per instance while the matrix stays the same) and initialises one barrier a
-// stage; one thread issues each stage's boxes (a box per 128-byte panel of the
-// SharedTile, whose swizzle is TMA's), and every thread waits on the stage's
-// barrier, of parity `phase` (how many times the ring has gone round, mod 2).
-// No thread computes a pointer or a mask, and the C++ compiler drops the
-// copy_async arguments' arithmetic. Everywhere else the box is ignored:
-// copy_async copies through the pointers as before, bind_box does nothing
-// and wait_boxes is wait_async.
+// bytes, the box comes by TMA: bind_box finds the matrix's tensor map (made
+// once per instance while the matrix stays the same); one thread issues each
+// stage's boxes (a box per 128-byte panel of the SharedTile, whose swizzle is
+// TMA's), and every thread waits on the stage's barrier. The barriers and
+// their phases belong to the instance (BoxState, set up by kernel_entry), so
+// that a loop run once per tile sets up nothing: it synchronises once before
+// its first copies. No thread
+// computes a pointer or a mask, and the C++ compiler drops the copy_async
+// arguments' arithmetic. Everywhere else the box is ignored: copy_async copies
+// through the pointers as before, bind_box does nothing and wait_boxes is
+// wait_async.
 #pragma once
 
 #include <type_traits>
@@ -26,6 +29,14 @@
 #include "iris/numeric.hpp"
 #include "iris/ops/copy_async.hpp"
 #include "iris/types/shared.hpp"
+
+namespace iris::detail {
+// Loops whose copies may be boxes: at most kBoxRings rings each (the
+// compiler's limit, pass_pipeline_loads.cpp), of at most kBoxStages stages
+// (a ring of more stages copies through the pointers).
+inline constexpr int kBoxRings = 4;
+inline constexpr int kBoxStages = 8;
+}  // namespace iris::detail
 
 #if IRIS_NVIDIA_GPU
 #include "iris/ops/copy_box_nvidia.hpp"
@@ -38,6 +49,7 @@ namespace iris {
 
 template <class Ring>
 struct BoxAt {
+  // The stage's barrier, where the copies go by TMA.
   const void* map;
   unsigned long long* barrier;
   int row, col;
@@ -59,7 +71,8 @@ inline constexpr bool by_tma = IRIS_TMA && UniformRuns::value && tma_element_typ
 template <class Ring, class UniformRuns>
 struct RingByTma;
 template <class T, int R, int C, int S, class UniformRuns>
-struct RingByTma<SharedStages<T, R, C, S>, UniformRuns> : std::bool_constant<by_tma<T, R, C, UniformRuns>> {};
+struct RingByTma<SharedStages<T, R, C, S>, UniformRuns>
+    : std::bool_constant<by_tma<T, R, C, UniformRuns> && S <= kBoxStages> {};
 
 template <class... Args>
 struct LastOf;
@@ -70,88 +83,108 @@ struct LastOf<A> {
 template <class A, class... Rest>
 struct LastOf<A, Rest...> : LastOf<Rest...> {};
 
-// At an instance's start and end (kernel_entry): no slot yet; the slot freed.
-IRIS_HD inline void box_maps_begin() {
+// At the start of an instance of a kernel with pipelined loops
+// (kernel_entry): no slot of maps yet, and the barriers of every ring a loop
+// may have, idle, each stage's next phase of parity 0. Synchronises the
+// instance, so that every thread sees them initialised.
+IRIS_HD inline void boxes_begin() {
 #if IRIS_TMA
-  if (threadIdx.x == 0) box_map_cache().slot = -1;
+  BoxState& state = box_state();
+  if (threadIdx.x == 0) {
+    state.slot = -1;
+    for (int ring = 0; ring < kBoxRings; ++ring) {
+      state.parity[ring] = 0;
+      for (int s = 0; s < kBoxStages; ++s) barrier_init(&state.barrier[ring][s], 1);
+    }
+    barrier_init_fence();
+  }
+  sync_instance();
 #endif
 }
 
-IRIS_HD inline void box_maps_end() {
+// At its end: the slot freed.
+IRIS_HD inline void boxes_end() {
 #if IRIS_TMA
-  if (threadIdx.x == 0 && box_map_cache().slot >= 0) atomicExch(&box_slot_taken[box_map_cache().slot], 0u);
+  if (threadIdx.x == 0 && box_state().slot >= 0) atomicExch(&box_slot_taken[box_state().slot], 0u);
 #endif
 }
 
 }  // namespace detail
 
-// Before a pipelined loop whose copies into `ring` are boxes of the matrix at
-// `base` (rows x cols, rows ld elements apart).
-template <class UniformRuns, class T, int R, int C, int S>
+// Before a pipelined loop whose copies into `ring`, its Index-th, are boxes
+// of the matrix at `base` (rows x cols, rows ld elements apart). Touches no
+// barrier: those are the instance's (boxes_begin), idle between loops. The
+// first ring's synchronises the instance.
+template <int Index, class UniformRuns, class T, int R, int C, int S>
 IRIS_HD void bind_box(UniformRuns, const SharedStages<T, R, C, S>& ring, const T* base, int rows, int cols, int ld) {
-  if constexpr (detail::by_tma<T, R, C, UniformRuns>) {
+  static_assert(Index < detail::kBoxRings, "a loop's boxes have more rings than ops/copy_box.hpp keeps barriers for");
+  ring.box_ring = Index;
+  if constexpr (detail::RingByTma<SharedStages<T, R, C, S>, UniformRuns>::value) {
 #if IRIS_TMA
+    // Warp 0 only: its thread 0 issues the copies, and the map's fences
+    // make it ready for this warp's.
     if (threadIdx.x < 32) {
       __syncwarp();
-      detail::BoxMapCache& cache = detail::box_map_cache();
-      if (cache.slot < 0) {
-        int slot = 0;
+      detail::BoxState& state = detail::box_state();
+      if (state.slot < 0) {
         if (threadIdx.x == 0) {
           unsigned sm;
           asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-          slot = static_cast<int>(sm * 32 % detail::kBoxSlots);
+          int slot = static_cast<int>(sm * 32 % detail::kBoxSlots);
           while (atomicCAS(&detail::box_slot_taken[slot], 0u, 1u) != 0u) slot = (slot + 1) % detail::kBoxSlots;
-          cache.slot = slot;
-          cache.next = 0;
-          for (int e = 0; e < detail::kBoxMapsPerSlot; ++e) cache.base[e] = nullptr;
+          state.slot = slot;
+          state.next = 0;
+          for (int e = 0; e < detail::kBoxMapsPerSlot; ++e) state.base[e] = nullptr;
         }
         __syncwarp();
       }
       constexpr int panel = SharedTile<T, R, C>::panel;
+      detail::TensorMap* maps = &detail::box_map_pool[state.slot * detail::kBoxMapsPerSlot];
       int entry = -1;
       for (int e = 0; e < detail::kBoxMapsPerSlot; ++e)
-        if (cache.base[e] == base && cache.rows[e] == rows && cache.cols[e] == cols && cache.ld[e] == ld &&
-            cache.box[e] == R * 1024 + panel)
+        if (state.base[e] == base && state.rows[e] == rows && state.cols[e] == cols && state.ld[e] == ld &&
+            state.box[e] == R * 1024 + panel)
           entry = e;
       __syncwarp();
-      detail::TensorMap* map = nullptr;
       if (entry < 0) {
-        entry = cache.next;
-        map = &detail::box_map_pool[cache.slot * detail::kBoxMapsPerSlot + entry];
+        entry = state.next;
         constexpr int swizzle = SharedTile<T, R, C>::panel_row_bytes == 128  ? 3
                                 : SharedTile<T, R, C>::panel_row_bytes == 64 ? 2
                                                                              : 1;
-        detail::make_tensor_map<detail::tma_element_type<T>, swizzle>(map, cache.scratch, base, rows, cols, ld,
-                                                                       sizeof(T), R, panel);
+        detail::make_tensor_map<detail::tma_element_type<T>, swizzle>(&maps[entry], state.scratch, base, rows, cols,
+                                                                       ld, sizeof(T), R, panel);
         if (threadIdx.x == 0) {
-          cache.next = (entry + 1) % detail::kBoxMapsPerSlot;
-          cache.base[entry] = base;
-          cache.rows[entry] = rows;
-          cache.cols[entry] = cols;
-          cache.ld[entry] = ld;
-          cache.box[entry] = R * 1024 + panel;
+          state.next = (entry + 1) % detail::kBoxMapsPerSlot;
+          state.base[entry] = base;
+          state.rows[entry] = rows;
+          state.cols[entry] = cols;
+          state.ld[entry] = ld;
+          state.box[entry] = R * 1024 + panel;
         }
         __syncwarp();
-      } else {
-        map = &detail::box_map_pool[cache.slot * detail::kBoxMapsPerSlot + entry];
       }
-      ring.box_map = map;
+      ring.box_map = &maps[entry];
     }
-    if (threadIdx.x == 0) {
-      for (int s = 0; s < S; ++s) detail::barrier_init(ring.barrier(s), 1);
-      detail::barrier_init_fence();
-    }
-    detail::sync_instance();
+    // The loop's copies start once every thread is done with what came
+    // before it (a tile's epilogue): issued earlier, while the other warps
+    // still stored the last tile, they made a persistent GEMM 4-6% slower
+    // (docs/performance.md).
+    if constexpr (Index == 0) detail::sync_instance();
 #endif
   } else {
-    (void)ring, (void)base, (void)rows, (void)cols, (void)ld;
+    (void)base, (void)rows, (void)cols, (void)ld;
   }
 }
 
 // Stage `stage` of `ring`, at (row, col) of the matrix bind_box named.
 template <class T, int R, int C, int S>
-IRIS_HD BoxAt<SharedStages<T, R, C, S>> box_at(const SharedStages<T, R, C, S>& ring, int stage, int row, int col) {
-  return {ring.box_map, ring.barrier(stage), row, col};
+IRIS_HD BoxAt<SharedStages<T, R, C, S>> box_at(const SharedStages<T, R, C, S>& ring, [[maybe_unused]] int stage, int row,
+                                               int col) {
+#if IRIS_TMA
+  return {ring.box_map, &detail::box_state().barrier[ring.box_ring][stage], row, col};
+#else
+  return {ring.box_map, nullptr, row, col};
+#endif
 }
 
 // copy_async(dst, ptrs, mask, other, check, known..., uniform_runs) with the box
@@ -160,7 +193,7 @@ IRIS_HD BoxAt<SharedStages<T, R, C, S>> box_at(const SharedStages<T, R, C, S>& r
 template <class T, int R, int C, class Ring, class... Args>
 IRIS_HD void copy_async(SharedTile<T, R, C> dst, const BoxAt<Ring>& box, const Args&... args) {
   using UniformRuns = typename detail::LastOf<Args...>::type;
-  if constexpr (detail::by_tma<T, R, C, UniformRuns>) {
+  if constexpr (detail::RingByTma<Ring, UniformRuns>::value) {
 #if IRIS_TMA
     if (threadIdx.x == 0) {
       constexpr int panel = SharedTile<T, R, C>::panel;
@@ -178,19 +211,23 @@ IRIS_HD void copy_async(SharedTile<T, R, C> dst, const BoxAt<Ring>& box, const A
 
 // wait_async<Pending>() of a loop whose every ring's copies are boxes: where
 // they came by TMA, waits until stage `stage` of each ring has landed (its
-// barrier's phase of parity `phase`) and synchronises the instance, with no
-// cp.async group to wait for and no proxy fence (TMA writes through the async
-// proxy that wgmma reads).
+// barrier's phase of the parity BoxState keeps) and synchronises the
+// instance, with no cp.async group to wait for and no proxy fence (TMA writes
+// through the async proxy that wgmma reads). Thread 0 then flips the stage's
+// parity bits: every thread has read them (before the synchronisation), and
+// reads them next at the stage's next wait, after another (a ring has three
+// stages at least, and a loop ends with wait_async<0>'s).
 template <int Pending, class UniformRuns, class... Rings>
-IRIS_HD void wait_boxes(UniformRuns, int phase, int stage, const Rings&... rings) {
+IRIS_HD void wait_boxes(UniformRuns, int stage, const Rings&... rings) {
   (
       [&] {
         if constexpr (detail::RingByTma<Rings, UniformRuns>::value) {
 #if IRIS_TMA
-          detail::barrier_wait(rings.barrier(stage), static_cast<unsigned>(phase));
+          detail::BoxState& state = detail::box_state();
+          detail::barrier_wait(&state.barrier[rings.box_ring][stage], state.parity[rings.box_ring] >> stage & 1u);
 #endif
         } else {
-          (void)rings, (void)phase, (void)stage;
+          (void)rings, (void)stage;
         }
       }(),
       ...);
@@ -199,6 +236,15 @@ IRIS_HD void wait_boxes(UniformRuns, int phase, int stage, const Rings&... rings
   } else {
     wait_async<Pending>();  // the rings whose copies went through the pointers
   }
+#if IRIS_TMA
+  if (threadIdx.x == 0)
+    (
+        [&] {
+          if constexpr (detail::RingByTma<Rings, UniformRuns>::value)
+            detail::box_state().parity[rings.box_ring] ^= 1u << stage;
+        }(),
+        ...);
+#endif
 }
 
 }  // namespace iris

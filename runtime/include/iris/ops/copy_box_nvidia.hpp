@@ -118,11 +118,22 @@ __device__ __forceinline__ void make_tensor_map(TensorMap* map, uint32_t* scratc
                : "memory");
 }
 
-// The instance's slot and the matrices its maps describe, kept in shared
-// memory so that a K loop run once per tile makes its maps only when they
-// change (a map costs a global write and two fences: 1.5-2.5% of a 4096^3
-// GEMM when made for every tile, docs/performance.md).
-struct BoxMapCache {
+// What a program instance keeps for its boxes, in static shared memory, set up
+// once when the instance starts (boxes_begin) and kept across its loops, so
+// that a K loop run once per tile pays nothing for it but a look-up:
+// - the slot of tensor maps it holds and the matrices they describe (a map
+//   costs a global write and two fences: 1.5-2.5% of a 4096^3 GEMM when made
+//   for every tile, docs/performance.md), remade only when a matrix changes;
+// - one barrier per stage of the ring that is the `ring`th of its loop,
+//   shared by every loop, and for each ring the parity of the phase that each
+//   stage's next copies complete (bit s for stage s). A loop waits for every
+//   copy it issues (its body is lets and dots only), so it leaves every
+//   barrier idle and its parity bit right for the next loop, whatever its
+//   trip count; barriers in dynamic shared memory would have to be set up
+//   again for every loop, since another loop's rings may cover them.
+struct BoxState {
+  unsigned long long barrier[kBoxRings][kBoxStages];
+  uint32_t parity[kBoxRings];
   int slot;  // -1: none yet
   int next;  // the entry to replace next
   const void* base[kBoxMapsPerSlot];
@@ -130,9 +141,9 @@ struct BoxMapCache {
   alignas(128) uint32_t scratch[32];
 };
 
-__device__ __forceinline__ BoxMapCache& box_map_cache() {
-  __shared__ BoxMapCache cache;
-  return cache;
+__device__ __forceinline__ BoxState& box_state() {
+  __shared__ BoxState state;
+  return state;
 }
 #endif
 

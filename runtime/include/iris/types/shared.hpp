@@ -75,19 +75,15 @@ struct SharedStages {
   static_assert(Stages >= 3, "a loop's stages must be an integer of at least 3 (docs/language.md, 'stages'): "
                              "a compile-time argument of the function that holds the loop gave fewer");
   static constexpr int stages = Stages;
-  static constexpr std::size_t tile_bytes = sizeof(T) * R * C * Stages;
-  // The tiles, then one 8-byte barrier a stage for copies whose completion a
-  // barrier counts (TMA, ops/copy_box.hpp), rounded up so that the ring after
-  // this one starts on a 1024-byte boundary too (a whole number of wgmma's
-  // largest swizzle pattern).
-  static constexpr std::size_t bytes = (tile_bytes + 8 * Stages + 1023) / 1024 * 1024;
+  // Rounded up so that the ring after this one starts on a 1024-byte boundary
+  // too (a whole number of wgmma's largest swizzle pattern).
+  static constexpr std::size_t bytes = (sizeof(T) * R * C * Stages + 1023) / 1024 * 1024;
   unsigned char* base;
-  // The tensor map that bind_box made for this ring's copies (ops/copy_box.hpp).
+  // What bind_box found for this ring's copies (ops/copy_box.hpp): the tensor
+  // map, and which ring of its loop it is (that of the instance's barriers).
   mutable const void* box_map = nullptr;
+  mutable int box_ring = 0;
   IRIS_HD SharedTile<T, R, C> operator[](int stage) const { return {reinterpret_cast<T*>(base) + stage * R * C}; }
-  IRIS_HD unsigned long long* barrier(int stage) const {
-    return reinterpret_cast<unsigned long long*>(base + tile_bytes) + stage;
-  }
   IRIS_HD unsigned char* end() const { return base + bytes; }
 };
 
