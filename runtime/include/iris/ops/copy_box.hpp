@@ -17,7 +17,7 @@
 // TMA's), and every thread waits on the stage's barrier. The barriers and
 // their phases belong to the instance (BoxState, set up by kernel_entry), so
 // that a loop run once per tile sets up nothing: it synchronises once before
-// its first copies. No thread
+// its first copies (in its first ring's bind_box, where that ring goes by TMA). No thread
 // computes a pointer or a mask, and the C++ compiler drops the copy_async
 // arguments' arithmetic. Everywhere else the box is ignored: copy_async copies
 // through the pointers as before, bind_box does nothing and wait_boxes is
@@ -49,7 +49,7 @@ namespace iris {
 
 template <class Ring>
 struct BoxAt {
-  // The stage's barrier, where the copies go by TMA.
+  // The tensor map, and the stage's barrier, where the copies go by TMA.
   const void* map;
   unsigned long long* barrier;
   int row, col;
@@ -92,10 +92,11 @@ IRIS_HD inline void boxes_begin() {
   BoxState& state = box_state();
   if (threadIdx.x == 0) {
     state.slot = -1;
-    for (int ring = 0; ring < kBoxRings; ++ring) {
-      state.parity[ring] = 0;
-      for (int s = 0; s < kBoxStages; ++s) barrier_init(&state.barrier[ring][s], 1);
-    }
+    for (int ring = 0; ring < kBoxRings; ++ring)
+      for (int s = 0; s < kBoxStages; ++s) {
+        barrier_init(&state.barrier[ring][s], 1);
+        state.parity[ring][s] = 0;
+      }
     barrier_init_fence();
   }
   sync_instance();
@@ -114,7 +115,8 @@ IRIS_HD inline void boxes_end() {
 // Before a pipelined loop whose copies into `ring`, its Index-th, are boxes
 // of the matrix at `base` (rows x cols, rows ld elements apart). Touches no
 // barrier: those are the instance's (boxes_begin), idle between loops. The
-// first ring's synchronises the instance.
+// first ring's synchronises the instance where it goes by TMA (a loop whose
+// first ring does not, but a later one does, starts its copies without).
 template <int Index, class UniformRuns, class T, int R, int C, int S>
 IRIS_HD void bind_box(UniformRuns, const SharedStages<T, R, C, S>& ring, const T* base, int rows, int cols, int ld) {
   static_assert(Index < detail::kBoxRings, "a loop's boxes have more rings than ops/copy_box.hpp keeps barriers for");
@@ -181,10 +183,9 @@ template <class T, int R, int C, int S>
 IRIS_HD BoxAt<SharedStages<T, R, C, S>> box_at(const SharedStages<T, R, C, S>& ring, [[maybe_unused]] int stage, int row,
                                                int col) {
 #if IRIS_TMA
-  return {ring.box_map, &detail::box_state().barrier[ring.box_ring][stage], row, col};
-#else
-  return {ring.box_map, nullptr, row, col};
+  if constexpr (S <= detail::kBoxStages) return {ring.box_map, &detail::box_state().barrier[ring.box_ring][stage], row, col};
 #endif
+  return {ring.box_map, nullptr, row, col};
 }
 
 // copy_async(dst, ptrs, mask, other, check, known..., uniform_runs) with the box
@@ -214,9 +215,10 @@ IRIS_HD void copy_async(SharedTile<T, R, C> dst, const BoxAt<Ring>& box, const A
 // barrier's phase of the parity BoxState keeps) and synchronises the
 // instance, with no cp.async group to wait for and no proxy fence (TMA writes
 // through the async proxy that wgmma reads). Thread 0 then flips the stage's
-// parity bits: every thread has read them (before the synchronisation), and
-// reads them next at the stage's next wait, after another (a ring has three
-// stages at least, and a loop ends with wait_async<0>'s).
+// parity: every thread has read it (before the synchronisation), and reads it
+// next at the stage's next wait, after another (a ring has three stages at
+// least, and a loop ends with wait_async<0>'s). Each stage's parity is a byte
+// of its own, so that no thread reads what thread 0 writes meanwhile.
 template <int Pending, class UniformRuns, class... Rings>
 IRIS_HD void wait_boxes(UniformRuns, int stage, const Rings&... rings) {
   (
@@ -224,7 +226,7 @@ IRIS_HD void wait_boxes(UniformRuns, int stage, const Rings&... rings) {
         if constexpr (detail::RingByTma<Rings, UniformRuns>::value) {
 #if IRIS_TMA
           detail::BoxState& state = detail::box_state();
-          detail::barrier_wait(&state.barrier[rings.box_ring][stage], state.parity[rings.box_ring] >> stage & 1u);
+          detail::barrier_wait(&state.barrier[rings.box_ring][stage], state.parity[rings.box_ring][stage]);
 #endif
         } else {
           (void)rings, (void)stage;
@@ -241,7 +243,7 @@ IRIS_HD void wait_boxes(UniformRuns, int stage, const Rings&... rings) {
     (
         [&] {
           if constexpr (detail::RingByTma<Rings, UniformRuns>::value)
-            detail::box_state().parity[rings.box_ring] ^= 1u << stage;
+            detail::box_state().parity[rings.box_ring][stage] ^= 1;
         }(),
         ...);
 #endif

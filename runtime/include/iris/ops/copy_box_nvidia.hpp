@@ -125,15 +125,16 @@ __device__ __forceinline__ void make_tensor_map(TensorMap* map, uint32_t* scratc
 //   costs a global write and two fences: 1.5-2.5% of a 4096^3 GEMM when made
 //   for every tile, docs/performance.md), remade only when a matrix changes;
 // - one barrier per stage of the ring that is the `ring`th of its loop,
-//   shared by every loop, and for each ring the parity of the phase that each
-//   stage's next copies complete (bit s for stage s). A loop waits for every
+//   shared by every loop, and the parity of the phase that each one's next
+//   copies complete (kBoxRings, kBoxStages: copy_box.hpp, which includes this
+//   header after declaring them). A loop waits for every
 //   copy it issues (its body is lets and dots only), so it leaves every
-//   barrier idle and its parity bit right for the next loop, whatever its
+//   barrier idle and its parity right for the next loop, whatever its
 //   trip count; barriers in dynamic shared memory would have to be set up
 //   again for every loop, since another loop's rings may cover them.
 struct BoxState {
   unsigned long long barrier[kBoxRings][kBoxStages];
-  uint32_t parity[kBoxRings];
+  unsigned char parity[kBoxRings][kBoxStages];
   int slot;  // -1: none yet
   int next;  // the entry to replace next
   const void* base[kBoxMapsPerSlot];
