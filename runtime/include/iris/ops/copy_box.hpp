@@ -17,11 +17,11 @@
 // TMA's), and every thread waits on the stage's barrier. The barriers and
 // their phases belong to the instance (BoxState, set up by kernel_entry), so
 // that a loop run once per tile sets up nothing: it synchronises once before
-// its first copies (in its first ring's bind_box, where that ring goes by TMA). No thread
-// computes a pointer or a mask, and the C++ compiler drops the copy_async
-// arguments' arithmetic. Everywhere else the box is ignored: copy_async copies
-// through the pointers as before, bind_box does nothing and wait_boxes is
-// wait_async.
+// its first copies (in its first ring's bind_box, where that ring goes by TMA).
+// No thread computes a pointer or a mask, and the C++ compiler drops the
+// copy_async arguments' arithmetic. Everywhere else the box is ignored:
+// copy_async copies through the pointers as before, bind_box does nothing and
+// wait_boxes is wait_async.
 #pragma once
 
 #include <type_traits>
@@ -183,7 +183,8 @@ template <class T, int R, int C, int S>
 IRIS_HD BoxAt<SharedStages<T, R, C, S>> box_at(const SharedStages<T, R, C, S>& ring, [[maybe_unused]] int stage, int row,
                                                int col) {
 #if IRIS_TMA
-  if constexpr (S <= detail::kBoxStages) return {ring.box_map, &detail::box_state().barrier[ring.box_ring][stage], row, col};
+  if constexpr (S <= detail::kBoxStages)
+    return {ring.box_map, &detail::box_state().barrier[ring.box_ring][stage], row, col};
 #endif
   return {ring.box_map, nullptr, row, col};
 }
