@@ -110,6 +110,13 @@ IRIS_HD inline void boxes_end() {
 #endif
 }
 
+#if IRIS_TMA
+// The barrier of stage `stage` of a loop's ring `ring` (the index bind_box
+// gave it), and the parity of that barrier's next phase.
+__device__ inline unsigned long long* stage_barrier(int ring, int stage) { return &box_state().barrier[ring][stage]; }
+__device__ inline unsigned char& stage_parity(int ring, int stage) { return box_state().parity[ring][stage]; }
+#endif
+
 }  // namespace detail
 
 // Before a pipelined loop whose copies into `ring`, its Index-th, are boxes
@@ -184,7 +191,7 @@ IRIS_HD BoxAt<SharedStages<T, R, C, S>> box_at(const SharedStages<T, R, C, S>& r
                                                int col) {
 #if IRIS_TMA
   if constexpr (S <= detail::kBoxStages)
-    return {ring.box_map, &detail::box_state().barrier[ring.box_ring][stage], row, col};
+    return {ring.box_map, detail::stage_barrier(ring.box_ring, stage), row, col};
 #endif
   return {ring.box_map, nullptr, row, col};
 }
@@ -221,32 +228,27 @@ IRIS_HD void copy_async(SharedTile<T, R, C> dst, const BoxAt<Ring>& box, const A
 // least, and a loop ends with wait_async<0>'s). Each stage's parity is a byte
 // of its own, so that no thread reads what thread 0 writes meanwhile.
 template <int Pending, class UniformRuns, class... Rings>
-IRIS_HD void wait_boxes(UniformRuns, int stage, const Rings&... rings) {
-  (
-      [&] {
-        if constexpr (detail::RingByTma<Rings, UniformRuns>::value) {
+IRIS_HD void wait_boxes(UniformRuns, [[maybe_unused]] int stage, const Rings&... rings) {
+  // visit(ring) for each ring whose copies went by TMA.
+  [[maybe_unused]] const auto each_tma_ring = [&](auto visit) {
+    (
+        [&] {
+          if constexpr (detail::RingByTma<Rings, UniformRuns>::value) visit(rings);
+        }(),
+        ...);
+  };
 #if IRIS_TMA
-          detail::BoxState& state = detail::box_state();
-          detail::barrier_wait(&state.barrier[rings.box_ring][stage], state.parity[rings.box_ring][stage]);
+  each_tma_ring([&](const auto& ring) {
+    detail::barrier_wait(detail::stage_barrier(ring.box_ring, stage), detail::stage_parity(ring.box_ring, stage));
+  });
 #endif
-        } else {
-          (void)rings, (void)stage;
-        }
-      }(),
-      ...);
   if constexpr ((detail::RingByTma<Rings, UniformRuns>::value && ...)) {
     detail::sync_instance();
   } else {
     wait_async<Pending>();  // the rings whose copies went through the pointers
   }
 #if IRIS_TMA
-  if (threadIdx.x == 0)
-    (
-        [&] {
-          if constexpr (detail::RingByTma<Rings, UniformRuns>::value)
-            detail::box_state().parity[rings.box_ring][stage] ^= 1;
-        }(),
-        ...);
+  if (threadIdx.x == 0) each_tma_ring([&](const auto& ring) { detail::stage_parity(ring.box_ring, stage) ^= 1; });
 #endif
 }
 
