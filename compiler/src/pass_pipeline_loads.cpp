@@ -73,6 +73,8 @@
 #include "irisc/tir_builder.h"
 #include "irisc/tir_walk.h"
 
+#include "iris/ops/box_limits.hpp"  // the most rings a loop whose copies are boxes may have
+
 #include <fmt/format.h>
 
 #include <functional>
@@ -89,10 +91,6 @@ constexpr int kLookahead = 2;
 
 // The bytes of a run of a copy: one cp.async (iris::CopyLayout).
 constexpr int kRunBytes = 16;
-
-// The most rings a loop whose copies are boxes may have: the runtime keeps
-// barriers for that many (kBoxRings, ops/copy_box.hpp).
-constexpr int kBoxRings = 4;
 
 // A loop body's value that only loads: recomputable, or a load of
 // recomputable pointers, mask and `other`.
@@ -241,7 +239,7 @@ class Pipeliner {
       for (const auto& [load, ring] : ring_order)
         if (uniform_loads_.count(load) && element_bytes(load->type, f_) == 2)
           if (std::optional<Box> box = box_of(*load)) boxes_.emplace(load, *box);
-    if (boxes_.size() != ring_order.size() || ring_order.size() > kBoxRings) boxes_.clear();
+    if (boxes_.size() != ring_order.size() || ring_order.size() > iris::detail::kBoxRings) boxes_.clear();
     for (const auto& [load, ring] : ring_order) {
       auto box = boxes_.find(load);
       if (box == boxes_.end()) continue;

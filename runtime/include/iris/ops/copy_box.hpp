@@ -27,16 +27,9 @@
 #include <type_traits>
 
 #include "iris/numeric.hpp"
+#include "iris/ops/box_limits.hpp"
 #include "iris/ops/copy_async.hpp"
 #include "iris/types/shared.hpp"
-
-namespace iris::detail {
-// Loops whose copies may be boxes: at most kBoxRings rings each (the
-// compiler's limit, pass_pipeline_loads.cpp), of at most kBoxStages stages
-// (a ring of more stages copies through the pointers).
-inline constexpr int kBoxRings = 4;
-inline constexpr int kBoxStages = 8;
-}  // namespace iris::detail
 
 #if IRIS_NVIDIA_GPU
 #include "iris/ops/copy_box_nvidia.hpp"

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "iris/ops/box_limits.hpp"
 #include "iris/ops/mma_nvidia.hpp"  // shared_address
 #include "iris/target.hpp"
 
@@ -126,10 +127,10 @@ __device__ __forceinline__ void make_tensor_map(TensorMap* map, uint32_t* scratc
 //   for every tile, docs/performance.md), remade only when a matrix changes;
 // - one barrier per stage of the ring that is the `ring`th of its loop,
 //   shared by every loop, and the parity of the phase that each one's next
-//   copies complete (kBoxRings, kBoxStages: copy_box.hpp, which includes this
-//   header after declaring them). A loop waits for every copy it issues (its
-//   body is lets and dots only), so it leaves every barrier idle and its
-//   parity right for the next loop, whatever its trip count; barriers in
+//   copies complete (kBoxRings, kBoxStages: ops/box_limits.hpp). A loop
+//   waits for every copy it issues (its body is lets and dots only), so it
+//   leaves every barrier idle and its parity right for the next loop,
+//   whatever its trip count; barriers in
 //   dynamic shared memory would have to be set up again for every loop, since
 //   another loop's rings may cover them.
 struct BoxState {
