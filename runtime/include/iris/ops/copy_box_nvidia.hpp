@@ -130,9 +130,8 @@ __device__ __forceinline__ void make_tensor_map(TensorMap* map, uint32_t* scratc
 //   copies complete (kBoxRings, kBoxStages: ops/box_limits.hpp). A loop
 //   waits for every copy it issues (its body is lets and dots only), so it
 //   leaves every barrier idle and its parity right for the next loop,
-//   whatever its trip count; barriers in
-//   dynamic shared memory would have to be set up again for every loop, since
-//   another loop's rings may cover them.
+//   whatever its trip count; barriers in dynamic shared memory would have to
+//   be set up again for every loop, since another loop's rings may cover them.
 struct BoxState {
   unsigned long long barrier[kBoxRings][kBoxStages];
   unsigned char parity[kBoxRings][kBoxStages];
