@@ -422,26 +422,9 @@ class Printer {
 
   // The functions that run a pipelined loop, their own or one of a function
   // they call, directly or not: those with rings of stages, and every caller
-  // of one, found by walking calls backwards from them with a list of work
-  // (a recursive walk down the calls overflowed the stack on a cycle of
-  // 30,000 functions).
+  // of one.
   static std::unordered_set<const TirFunction*> needing_shared(const TirModule& m) {
-    std::unordered_map<const TirFunction*, std::vector<const TirFunction*>> callers;
-    std::vector<const TirFunction*> work;
-    for (TirFunction* f : m.functions) {
-      for_each_value(*f, [&](const TirValue* v) {
-        if (v->op == TirOp::CallDevice) callers[v->attrs<CallAttrs>().callee].push_back(f);
-      });
-      if (!f->stage_rings.empty()) work.push_back(f);
-    }
-    std::unordered_set<const TirFunction*> needing(work.begin(), work.end());
-    while (!work.empty()) {
-      const TirFunction* f = work.back();
-      work.pop_back();
-      for (const TirFunction* caller : callers[f])
-        if (needing.insert(caller).second) work.push_back(caller);
-    }
-    return needing;
+    return with_callers(m.functions, [](const TirFunction& f) { return !f.stage_rings.empty(); });
   }
 
   // Explicit instantiations of every kernel whose compile-time values all

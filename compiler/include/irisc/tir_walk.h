@@ -6,6 +6,8 @@
 
 #include "irisc/tir.h"
 
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -90,6 +92,30 @@ TirValue* clone_tree(TirModule& module, const TirValue* v, Substitute&& substitu
 }
 inline TirValue* clone_tree(TirModule& module, const TirValue* v) {
   return clone_tree(module, v, [](const TirValue&) -> TirValue* { return nullptr; });
+}
+
+// The functions of `functions` that has(f) holds of, and every function that
+// calls one of them, directly or not: found by walking calls backwards with a
+// list of work (a recursive walk down the calls overflowed the stack on a
+// cycle of 30,000 functions).
+template <class Has>
+std::unordered_set<const TirFunction*> with_callers(const std::vector<TirFunction*>& functions, Has&& has) {
+  std::unordered_map<const TirFunction*, std::vector<const TirFunction*>> callers;
+  std::vector<const TirFunction*> work;
+  for (TirFunction* f : functions) {
+    for_each_value(*f, [&](const TirValue* v) {
+      if (v->op == TirOp::CallDevice) callers[v->attrs<CallAttrs>().callee].push_back(f);
+    });
+    if (has(*f)) work.push_back(f);
+  }
+  std::unordered_set<const TirFunction*> with(work.begin(), work.end());
+  while (!work.empty()) {
+    const TirFunction* f = work.back();
+    work.pop_back();
+    for (const TirFunction* caller : callers[f])
+      if (with.insert(caller).second) work.push_back(caller);
+  }
+  return with;
 }
 
 }  // namespace irisc
