@@ -270,10 +270,12 @@ class Printer {
   // The device functions f calls in its own module, the first call last.
   static std::vector<const TirFunction*> callees_in_module(const TirFunction& f) {
     std::vector<const TirFunction*> callees;
-    for_each_value(const_cast<TirFunction&>(f), [&](const TirValue* v) {
+    const auto add = [&](const TirValue* v) {
       if (v->op == TirOp::CallDevice && v->attrs<CallAttrs>().callee->module == f.module)
         callees.push_back(v->attrs<CallAttrs>().callee);
-    });
+    };
+    for_each_value(const_cast<TirFunction&>(f), add);
+    if (f.copier) for_each_value(*f.copier, add);  // printed in f's struct
     std::reverse(callees.begin(), callees.end());
     return callees;
   }
@@ -297,7 +299,10 @@ class Printer {
   }
 
   std::string params(const TirFunction& f) const {
-    std::string s = "[[maybe_unused]] const iris::Program& iris_program";
+    // `auto`: the program's type says whether a copier issues its box copies
+    // (iris::CopierProgram, ops/copy_box.hpp), which with_uniform_boxes reads
+    // at compile time.
+    std::string s = "[[maybe_unused]] const auto& iris_program";
     for (const TirVar* p : f.params) s += fmt::format(", [[maybe_unused]] {} {}", cpp_.type(p->type), p->cpp_name);
     return s;
   }
@@ -356,6 +361,13 @@ class Printer {
     }
     block(f.body, 1, span);
     out_ << "\n\n";
+    if (f.copier) {
+      out_ << "  // Its copier slice, which a warpgroup of its own runs where the copies go\n"
+              "  // by TMA (iris/ops/copy_box.hpp).\n";
+      out_ << fmt::format("  IRIS_KERNEL_RUN static void copies({}) ", params(f));
+      block(f.copier->body, 1);
+      out_ << "\n  static constexpr bool iris_copier = true;\n\n";
+    }
     // What the launch checks: a node-local kernel on a world of several
     // nodes is an error that names it (iris::launch_kernel).
     out_ << fmt::format(
@@ -616,8 +628,13 @@ class Printer {
         block(s->body, depth);
         out_ << ";\n";
         indent(depth);
-        out_ << fmt::format("if ({}) {}(std::true_type{{}}); else {}(std::false_type{{}});\n",
-                            expr(s->value), body, body);
+        // A loop whose copies are boxes lets the runtime choose the flag's
+        // type: a copier's (ops/copy_box.hpp).
+        if (binds_boxes(s->body))
+          out_ << fmt::format("iris::with_uniform_boxes(iris_program, {}, {});\n", expr(s->value), body);
+        else
+          out_ << fmt::format("if ({}) {}(std::true_type{{}}); else {}(std::false_type{{}});\n",
+                              expr(s->value), body, body);
         return;
       }
     }
@@ -635,6 +652,16 @@ class Printer {
 
   // An operation's operand: the library's operations broadcast scalars.
   std::string operand(const TirValue* v) { return expr(v->op == TirOp::Broadcast ? v->operands[0] : v); }
+
+  // Whether a loop body binds a ring to a box (its copies are boxes).
+  static bool binds_boxes(const TirStmt* body) {
+    bool found = false;
+    for_each_stmt(const_cast<TirStmt*>(body), [&](TirStmt* s) {
+      if (s->kind == TirStmtKind::Eval && (s->value->op == TirOp::BindBox || s->value->op == TirOp::BindCopies))
+        found = true;
+    });
+    return found;
+  }
 
   // An optional operand, or the library's "absent" tag.
   std::string optional(const TirValue* v, std::string_view absent) {
@@ -746,10 +773,24 @@ class Printer {
       }
       // A constant first operand, as the template argument.
       case TirOp::BindBox:
+      case TirOp::BindCopies:
       case TirOp::WaitBoxes: {
         std::vector<std::string> args;
         for (size_t i = 1; i < a.size(); ++i) args.push_back(expr(a[i]));
         return fmt::format("{}<{}>({})", info.runtime, expr(a[0]), fmt::join(args, ", "));
+      }
+      case TirOp::ReleaseBoxes:
+      case TirOp::CopyBox: {
+        std::vector<std::string> args;
+        for (const TirValue* arg : a) args.push_back(expr(arg));
+        return fmt::format("{}({})", info.runtime, fmt::join(args, ", "));
+      }
+      // A loop without the flag has no uniform runs.
+      case TirOp::EndBoxes:
+      case TirOp::EndCopies: {
+        std::vector<std::string> args{optional(a[0], "std::false_type{}")};
+        for (size_t i = 1; i < a.size(); ++i) args.push_back(expr(a[i]));
+        return fmt::format("{}({})", info.runtime, fmt::join(args, ", "));
       }
       case TirOp::StageAt: return fmt::format("{}[{}]", expr(a[0]), expr(a[1]));
       case TirOp::CommitAsync: return fmt::format("{}()", info.runtime);

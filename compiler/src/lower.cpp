@@ -27,7 +27,7 @@ constexpr bool checked_builds(const LowerOptions& o) { return o.checked; }
 // so that the runtime checks every translated pointer.
 constexpr bool unchecked_builds(const LowerOptions& o) { return !o.checked; }
 
-constexpr std::array<Pass, 8> kPasses = {{
+constexpr std::array<Pass, 9> kPasses = {{
     {"elide-own-rank", unchecked_builds, elide_own_rank},
     {"hoist-translations", unchecked_builds, hoist_translations},
     {"sink-broadcasts", every_build, sink_broadcasts},
@@ -36,6 +36,7 @@ constexpr std::array<Pass, 8> kPasses = {{
     {"advance-pointers", every_build, advance_pointers},
     {"mark-checked", checked_builds, mark_checked_sites},
     {"assign-names", every_build, assign_names},
+    {"split-copier", every_build, split_copier},
 }};
 
 constexpr std::array<std::string_view, kPasses.size() + 1> names_of_passes() {

@@ -19,6 +19,7 @@
 //                                             let a = a_stages[stage];
 //                                             acc = dot(a, b, acc) [pipelined];
 //                                             wait_dots(1, acc)      (the last iteration's dot is done)
+//                                             [boxes: if k != lo { release_boxes((stage + S - 1) % S) }]
 //                                             if k + L s < hi {
 //                                                 copy_async(P(k + L s), a_stages[(stage + L) % S])
 //                                             }
@@ -26,7 +27,9 @@
 //                                             stage = (stage + 1) % S;
 //                                       }
 //                                         wait_dots(0, acc)    (acc is complete)
-//                                         wait_async(0)        (the rings may be filled again)
+//                                         [boxes: release_boxes((stage + S - 1) % S)]
+//                                         end_boxes(rings)     (wait_async(0): the rings may be
+//                                                              filled again; and tells a copier)
 //                                       }
 // Every iteration commits one group, empty or not, so that "at most
 // L - 1 groups in flight" always means "this iteration's has landed".
@@ -292,6 +295,17 @@ class Pipeliner {
       body->stmts.insert(body->stmts.begin(), b_.eval(wait_async(stages_minus(behind_ + 1))));
     }
     if (!accumulators.empty()) body->stmts.push_back(b_.eval(wait_dots(1, accumulators)));
+    // Boxes: each stage is released once the dots that read it are done, so
+    // that the thread that issues the copies may fill it again (the stage of
+    // the last iteration, whose pipelined dots the wait_dots(1) completed, or
+    // this iteration's where the dots are done when they return).
+    if (!boxes_.empty()) {
+      if (accumulators.empty())
+        body->stmts.push_back(b_.eval(release_boxes(b_.read(slot), ring_order)));
+      else
+        body->stmts.push_back(b_.guarded(b_.binary_bool(TirOp::Ne, loop_var(), clone(loop_->low, nullptr)),
+                                         {b_.eval(release_boxes(next_slot(slot, stages_minus(1)), ring_order))}));
+    }
     LoopValue later = [&] { return plus_steps(loop_var(), stages_minus(behind_)); };
     std::vector<TirStmt*> copies;
     for (const auto& [load, ring] : ring_order)
@@ -325,8 +339,13 @@ class Pipeliner {
     // before the wait that ends it.
     std::vector<TirStmt*> pipeline = std::move(before);
     pipeline.push_back(block.stmts[index]);
-    if (!accumulators.empty()) pipeline.push_back(b_.eval(wait_dots(0, accumulators)));
-    pipeline.push_back(b_.eval(wait_async(b_.constant(0))));
+    if (!accumulators.empty()) {
+      pipeline.push_back(b_.eval(wait_dots(0, accumulators)));
+      if (!boxes_.empty()) pipeline.push_back(b_.eval(release_boxes(next_slot(slot, stages_minus(1)), ring_order)));
+    }
+    TirValue* end = b_.make(TirOp::EndBoxes, {}, {uniform_flag_ ? b_.read(uniform_flag_) : nullptr});
+    for (const auto& [load, ring] : ring_order) end->operands.push_back(b_.read(ring));
+    pipeline.push_back(b_.eval(end));
     if (uniform_flag_) {
       TirStmt* specialize = m_.make_stmt(TirStmtKind::Specialize, loop_->loc);
       specialize->var = uniform_flag_;
@@ -365,6 +384,13 @@ class Pipeliner {
   }
 
   TirValue* wait_async(TirValue* pending) { return b_.make(TirOp::WaitAsync, {}, {pending}); }
+
+  // release_boxes(uniform, slot, rings...) of a loop whose copies are boxes.
+  TirValue* release_boxes(TirValue* slot, const std::vector<std::pair<const TirValue*, TirVar*>>& ring_order) {
+    TirValue* release = b_.make(TirOp::ReleaseBoxes, {}, {b_.read(uniform_flag_), slot});
+    for (const auto& [load, ring] : ring_order) release->operands.push_back(b_.read(ring));
+    return release;
+  }
 
   TirValue* wait_dots(int pending, const std::vector<TirVar*>& accumulators) {
     TirValue* wait = b_.make(TirOp::WaitDots, {}, {b_.constant(pending)});

@@ -29,7 +29,10 @@ class TirPrinter {
     }
     for (const TirConstant& c : m.constants)
       out_ << fmt::format("const {}{}: {} = {}\n", qualifier(c.module), name(c.var), c.var->type.str(), c.value);
-    for (const TirFunction* f : m.functions) function(*f);
+    for (const TirFunction* f : m.functions) {
+      function(*f);
+      if (f->is_kernel && f->copier) function(*f->copier);
+    }
   }
 
  private:

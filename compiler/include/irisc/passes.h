@@ -41,6 +41,13 @@ void advance_pointers(TirModule& module);
 // fences, and accesses through pointers into a symmetric heap.
 void mark_checked_sites(TirModule& module);
 
+// Beside each kernel whose pipelined loops copy boxes, its copier slice: the
+// same control flow with only those copies, which a warpgroup of its own
+// issues while the program computes (ops/copy_box.hpp); device functions
+// that run such loops get one too. None where the copier cannot compute what
+// the program decides its copies by.
+void split_copier(TirModule& module);
+
 // The C++ names of the module's namespace, functions, variables and loop
 // bounds, free of C++ keywords and of shadowing.
 void assign_names(TirModule& module);

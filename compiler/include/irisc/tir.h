@@ -338,6 +338,10 @@ struct TirFunction {
   // Kernels: the rings (Shared statements) of each pipelined loop, which the
   // kernel's dynamic shared memory holds one loop at a time.
   std::vector<std::vector<const TirVar*>> stage_rings;
+  // A kernel's copier slice, where it has one (pass_split_copier.cpp): a
+  // function of the same parameters, printed in the kernel's struct. A device
+  // function's copier is a function of the module of its own.
+  TirFunction* copier = nullptr;
 };
 
 struct TirConstant {

@@ -19,6 +19,7 @@
 
 #include <atomic>
 #include <climits>
+#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -33,8 +34,42 @@ using Stream = hipStream_t;
 
 namespace detail {
 
+// Whether Kernel has a copier slice (irisc writes Kernel::copies beside
+// Kernel::run where its pipelined loops copy boxes, pass_split_copier.cpp)
+// that a warpgroup of its own runs on this target: sm_90a, whose TMA it
+// issues (ops/copy_box.hpp). Only where an instance's stages take more than
+// half the multiprocessor's shared memory: the instance then has the
+// multiprocessor to itself, whose registers setmaxnreg moves from the
+// copier to the program. Where several instances fit, ptxas ignores
+// setmaxnreg (C7508), and the copier's warpgroup would only take their room.
+template <class Kernel>
+constexpr bool runs_copier() {
+#if IRIS_TMA
+  return requires { Kernel::iris_copier; } && kThreads % 128 == 0 &&
+         2 * dynamic_shared_bytes_of<Kernel>() > kMaxDynamicSharedBytes;
+#else
+  return false;
+#endif
+}
+
+// The threads of an instance: the program's kThreads, and the copier
+// warpgroup's 128 where there is one.
+inline constexpr int kCopierThreads = 128;
+template <class Kernel>
+constexpr int instance_threads() {
+  return kThreads + (runs_copier<Kernel>() ? kCopierThreads : 0);
+}
+
+// Registers per thread once the copier warpgroup has given back all but
+// kCopierRegisters of its share (setmaxnreg): the program's threads take the
+// rest of the multiprocessor's 64 Ki, in the multiples of 8 that setmaxnreg
+// takes, 256 at most (cuBLAS's Hopper GEMMs split them 232/40 the same way).
+inline constexpr int kCopierRegisters = 40;
+inline constexpr int kProgramRegisters =
+    std::min(256, (65536 - kCopierThreads * kCopierRegisters) / (kThreads > 0 ? kThreads : 1) / 8 * 8);
+
 template <class Kernel, class... Args>
-__global__ __launch_bounds__(kThreads) void kernel_entry(DeviceContext ctx, Args... args) {
+__global__ __launch_bounds__(instance_threads<Kernel>()) void kernel_entry(DeviceContext ctx, Args... args) {
   const Program program{ctx,
                         {static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.y), static_cast<int>(blockIdx.z)},
                         {static_cast<int>(gridDim.x), static_cast<int>(gridDim.y), static_cast<int>(gridDim.z)}};
@@ -43,7 +78,26 @@ __global__ __launch_bounds__(kThreads) void kernel_entry(DeviceContext ctx, Args
   // their tensor maps at the end.
   constexpr bool pipelined = dynamic_shared_bytes_of<Kernel>() > 0;
   if constexpr (pipelined) detail::boxes_begin();
-  Kernel::run(program, args...);
+  if constexpr (runs_copier<Kernel>()) {
+    // The copier warpgroup (this image's launch bounds admit it, so
+    // launch_kernel launched it): one warp runs the copier slice with few
+    // registers, the program's threads get the rest. Without it the program,
+    // compiled for a copier, would wait for copies forever: a launch of
+    // kThreads threads fails instead.
+#if IRIS_TMA
+    if (blockDim.x != static_cast<unsigned>(instance_threads<Kernel>())) __trap();
+#endif
+    const CopierProgram copier_program{program};
+    if (threadIdx.x >= static_cast<unsigned>(kThreads)) {
+      asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kCopierRegisters));
+      if (threadIdx.x / 32 == static_cast<unsigned>(kThreads / 32)) Kernel::copies(copier_program, args...);
+      return;
+    }
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kProgramRegisters));
+    Kernel::run(copier_program, args...);
+  } else {
+    Kernel::run(program, args...);
+  }
   if constexpr (pipelined) detail::boxes_end();
 }
 
@@ -82,6 +136,24 @@ void allow_dynamic_shared(Entry* entry, std::size_t bytes, Where where) {
   allowed.fetch_or(bit, std::memory_order_relaxed);
 }
 
+// The threads to launch Kernel's entry with: kThreads, and its copier
+// warpgroup's where the device's image of it has one (compiled for sm_90a
+// with a copier slice: its launch bounds then admit kThreads +
+// kCopierThreads), asked once per kernel (not per entry's function type,
+// which kernels of the same parameters share).
+template <class Kernel, class... Args>
+int launch_threads() {
+  static const int threads = [] {
+    hipFuncAttributes attributes{};
+    if (hipFuncGetAttributes(&attributes, reinterpret_cast<const void*>(&kernel_entry<Kernel, Args...>)) ==
+            hipSuccess &&
+        attributes.maxThreadsPerBlock >= kThreads + kCopierThreads)
+      return kThreads + kCopierThreads;
+    return kThreads;
+  }();
+  return threads;
+}
+
 // Remembers a launch on a stream other than the rank's own, so that the rank's next
 // Rank::barrier() waits for it too (runtime library; records an event), unless
 // the stream is capturing a graph.
@@ -112,7 +184,8 @@ void launch_kernel(Grid grid, Stream stream, const DeviceContext& ctx, Args... a
   const dim3 blocks(static_cast<unsigned>(grid.x), static_cast<unsigned>(grid.y), static_cast<unsigned>(grid.z));
   constexpr std::size_t shared = dynamic_shared_bytes_of<Kernel>();
   detail::allow_dynamic_shared(&detail::kernel_entry<Kernel, Args...>, shared, where);
-  detail::kernel_entry<Kernel, Args...><<<blocks, dim3(kThreads), shared, stream>>>(ctx, args...);
+  detail::kernel_entry<Kernel, Args...><<<blocks, dim3(detail::launch_threads<Kernel, Args...>()),
+                                         shared, stream>>>(ctx, args...);
   const hipError_t e = hipGetLastError();
   if (e != hipSuccess) {
     throw Error(where() + " failed: " + hipGetErrorName(e) + ": " + hipGetErrorString(e));

@@ -15,6 +15,20 @@
 
 namespace iris {
 
+namespace detail {
+// Synchronises the kThreads threads that run the program instance. On NVIDIA
+// GPUs that is named barrier 1, which a kernel's copier warpgroup (the threads
+// past kThreads that issue its TMA copies, ops/copy_box.hpp) never joins:
+// barrier 0 (__syncthreads) would wait for it.
+IRIS_HD inline void sync_instance() {
+#if defined(__CUDA_ARCH__)
+  asm volatile("bar.sync 1, %0;" ::"n"(kThreads) : "memory");
+#elif defined(__HIP_DEVICE_COMPILE__)
+  __syncthreads();
+#endif
+}
+}  // namespace detail
+
 #if IRIS_GPU
 // Combines one partial value per thread into one value for the instance.
 // (Host and device for the same reason as single().)
@@ -31,13 +45,13 @@ IRIS_HD R block_reduce(R partial, F combine) {
   R* buf = reinterpret_cast<R*>(raw.bytes);
   const int t = thread_index();
   buf[t] = partial;
-  __syncthreads();
+  detail::sync_instance();
   for (int s = kThreads / 2; s > 0; s >>= 1) {
     if (t < s) buf[t] = combine(buf[t], buf[t + s]);
-    __syncthreads();
+    detail::sync_instance();
   }
   R result = buf[0];
-  __syncthreads();
+  detail::sync_instance();
   return result;
 #endif
 }
@@ -60,19 +74,19 @@ IRIS_HD auto single(F f) {
 #else
   using R = decltype(f());
   if constexpr (std::is_void_v<R>) {
-    __syncthreads();
+    detail::sync_instance();
     if (thread_index() == 0) f();
-    __syncthreads();
+    detail::sync_instance();
   } else {
     struct alignas(16) Slot {
       unsigned char bytes[sizeof(R)];
     };
     __shared__ Slot slot;  // (alignas on the variable: hip-clang refuses it after __shared__)
-    __syncthreads();
+    detail::sync_instance();
     if (thread_index() == 0) *reinterpret_cast<R*>(slot.bytes) = f();
-    __syncthreads();
+    detail::sync_instance();
     R result = *reinterpret_cast<R*>(slot.bytes);
-    __syncthreads();
+    detail::sync_instance();
     return result;
   }
 #endif
@@ -112,12 +126,6 @@ IRIS_HD constexpr std::size_t staged_offset(std::size_t i) {
   std::size_t offset = 0;
   for (std::size_t k = 0; k < i; ++k) offset += bytes[k];
   return offset;
-}
-
-IRIS_HD inline void sync_instance() {
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-  __syncthreads();
-#endif
 }
 
 #if IRIS_GPU

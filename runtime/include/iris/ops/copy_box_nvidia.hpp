@@ -9,6 +9,7 @@
 #include "iris/ops/box_limits.hpp"
 #include "iris/ops/mma_nvidia.hpp"  // shared_address
 #include "iris/target.hpp"
+#include "iris/types/layout.hpp"  // kThreads
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define IRIS_TMA 1
@@ -50,6 +51,11 @@ __device__ __forceinline__ void barrier_init_fence() {
 __device__ __forceinline__ void barrier_expect_bytes(unsigned long long* barrier, unsigned bytes) {
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(shared_address(barrier)), "r"(bytes)
                : "memory");
+}
+
+// This thread's arrival.
+__device__ __forceinline__ void barrier_arrive(unsigned long long* barrier) {
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(shared_address(barrier)) : "memory");
 }
 
 // Waits until the barrier's phase of parity `phase` has completed.
@@ -125,22 +131,36 @@ __device__ __forceinline__ void make_tensor_map(TensorMap* map, uint32_t* scratc
 // - the slot of tensor maps it holds and the matrices they describe (a map
 //   costs a global write and two fences: 1.5-2.5% of a 4096^3 GEMM when made
 //   for every tile, docs/performance.md), remade only when a matrix changes;
-// - one barrier per stage of the ring that is the `ring`th of its loop,
-//   shared by every loop, and the parity of the phase that each one's next
-//   copies complete (kBoxRings, kBoxStages: ops/box_limits.hpp). A loop
-//   waits for every copy it issues (its body is lets and dots only), so it
-//   leaves every barrier idle and its parity right for the next loop,
-//   whatever its trip count; barriers in dynamic shared memory would have to
-//   be set up again for every loop, since another loop's rings may cover them.
+// - two barriers per stage of the ring that is the `ring`th of its loop,
+//   shared by every loop (kBoxRings, kBoxStages: ops/box_limits.hpp): `full`
+//   completes a phase when a stage's copies have landed, `empty` when every
+//   warp is done reading what landed (release_boxes), so that the thread that
+//   issues the copies waits for the slowest warp instead of every thread
+//   waiting for every other at each K step;
+// - the parity of the phase each thread waits for next, a bit per barrier:
+//   full_phase, one word per thread of the program (each waits at its own
+//   pace), and empty_phase, the issuing thread's. A loop releases every stage it fills
+//   (its body is lets and dots only), so each stage's barriers alternate
+//   between a fill and a release whatever the loops' trip counts; barriers
+//   in dynamic shared memory would have to be set up again for every loop,
+//   since another loop's rings may cover them.
 struct BoxState {
-  unsigned long long barrier[kBoxRings][kBoxStages];
-  unsigned char parity[kBoxRings][kBoxStages];
+  unsigned long long full[kBoxRings][kBoxStages];
+  unsigned long long empty[kBoxRings][kBoxStages];
+  uint32_t full_phase[kThreads];
+  uint32_t empty_phase;
+  // For a copier: where each ring index's stages were last (settle_ring), and
+  // how many loops with copies through pointers the program has ended and the
+  // copier has waited for (end_boxes, end_copies).
+  uint32_t ring_at[kBoxRings], ring_bytes[kBoxRings];
+  uint32_t loops_done, loops_awaited;
   int slot;  // -1: none yet
   int next;  // the entry to replace next
   const void* base[kBoxMapsPerSlot];
   int rows[kBoxMapsPerSlot], cols[kBoxMapsPerSlot], ld[kBoxMapsPerSlot], box[kBoxMapsPerSlot];
   alignas(128) uint32_t scratch[32];
 };
+static_assert(kBoxRings * kBoxStages <= 32, "a phase word keeps a bit per stage of every ring");
 
 __device__ __forceinline__ BoxState& box_state() {
   __shared__ BoxState state;

@@ -86,11 +86,11 @@ IRIS_HD auto staged_matrix_dot(const A& a, const B& b, const C& acc) {
   T* sb = sa + M * S::a_stride;
   stage_rows<K, S::a_stride>(a, sa);
   stage_rows<N, S::b_stride>(b, sb);
-  __syncthreads();
+  sync_instance();
   Instructions::template accumulate<T, M, K, N>(
       out, [&](int r, int c) { return sa + r * S::a_stride + c; },
       [&](int r, int c) { return sb + r * S::b_stride + c; });
-  __syncthreads();
+  sync_instance();
 #else
   (void)a;
   (void)b;

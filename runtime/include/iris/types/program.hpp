@@ -19,6 +19,16 @@ struct Program {
   int id[3];
   int count[3];
   IRIS_HD int linear_id() const { return id[0] + count[0] * (id[1] + count[1] * id[2]); }
+  // Whether a copier warpgroup issues the instance's box copies
+  // (ops/copy_box.hpp): generated code takes the program as `const auto&`, so
+  // that a kernel's functions are compiled with only the versions of their
+  // loops that the instance may run.
+  static constexpr bool copier = false;
+};
+
+// The program of an instance that has a copier warpgroup (kernel_entry).
+struct CopierProgram : Program {
+  static constexpr bool copier = true;
 };
 
 }  // namespace iris
