@@ -8,7 +8,8 @@
 # run_threads) and as one process per rank under mpirun (sample_<name>_gpu_mpi,
 # run_mpi; the collectives' validation too; WorldHandle), and the traces of the multinode
 # sample built with TRACE (threads and mpirun) and of the fused operations'
-# traced kernels (bench/fused_bench_traced). Prints a pass/fail table and exits
+# traced kernels (bench/fused_bench_traced), and the same untraced (bench/fused_bench) at every
+# compiled tile shape. Prints a pass/fail table and exits
 # non-zero if anything failed, timed out or is missing.
 #
 # It only runs programs of an existing build tree (made elsewhere with nvcc, see
@@ -178,6 +179,11 @@ for ranks in $ranks_list; do
     --expect kernel --expect dot_loop --expect epilogue --trace "$logs/trace_fused.threads.$ranks.json" --ranks "$ranks" -- \
     "$build/bench/fused_bench_traced" all_scatter all_scatter_split all_reduce reduce_scatter all_gather \
     all_gather_push --ranks "$ranks" --validate --shape 1024x1024x512 --tiles 128x256x64 --comm 2
+done
+# The same operations untraced, as iris::ops compiles them (at 128x256x64 a persistent kernel
+# whose TMA copies a warpgroup of its own issues on sm_90a), at every compiled tile shape.
+for ranks in $ranks_list; do
+  run fused threads "$ranks" "$build/bench/fused_bench" --ranks "$ranks" --validate --shape 1024x1024x512 --comm 2
 done
 if [ "${NO_MPI:-0}" != 1 ]; then
   if ! command -v "$mpirun" >/dev/null 2>&1; then
