@@ -31,7 +31,9 @@
 // matrix stays the same). No thread of the program computes a pointer or a
 // mask, and the C++ compiler drops the copy_async arguments' arithmetic.
 // A kernel without a copier slice (one whose box loops run once an instance,
-// or whose copies the copier cannot follow) gets std::true_type there: its
+// or whose copies the copier cannot follow), or whose stages leave room for
+// a second instance on the multiprocessor (runs_copier, launch_gpu.hpp: its
+// slice is not run), gets std::true_type there: its
 // thread 0 issues the boxes in copy_async, warp 0 finds the map in bind_box,
 // and the program's threads synchronise at each wait_boxes, so that a copy
 // waits for every warp to be done with its stage. Everywhere else the box is
