@@ -288,8 +288,7 @@ class Pipeliner {
     // iterations ahead and commit them.
     if (!boxes_.empty()) {
       TirValue* wait =
-          b_.make(TirOp::WaitBoxes, {}, {stages_minus(behind_ + 1), b_.read(uniform_flag_), b_.read(slot)});
-      for (const auto& [load, ring] : ring_order) wait->operands.push_back(b_.read(ring));
+          over_rings(TirOp::WaitBoxes, {stages_minus(behind_ + 1), b_.read(uniform_flag_), b_.read(slot)}, ring_order);
       body->stmts.insert(body->stmts.begin(), b_.eval(wait));
     } else {
       body->stmts.insert(body->stmts.begin(), b_.eval(wait_async(stages_minus(behind_ + 1))));
@@ -343,9 +342,8 @@ class Pipeliner {
       pipeline.push_back(b_.eval(wait_dots(0, accumulators)));
       if (!boxes_.empty()) pipeline.push_back(b_.eval(release_boxes(next_slot(slot, stages_minus(1)), ring_order)));
     }
-    TirValue* end = b_.make(TirOp::EndBoxes, {}, {uniform_flag_ ? b_.read(uniform_flag_) : nullptr});
-    for (const auto& [load, ring] : ring_order) end->operands.push_back(b_.read(ring));
-    pipeline.push_back(b_.eval(end));
+    pipeline.push_back(
+        b_.eval(over_rings(TirOp::EndBoxes, {uniform_flag_ ? b_.read(uniform_flag_) : nullptr}, ring_order)));
     if (uniform_flag_) {
       TirStmt* specialize = m_.make_stmt(TirStmtKind::Specialize, loop_->loc);
       specialize->var = uniform_flag_;
@@ -385,11 +383,18 @@ class Pipeliner {
 
   TirValue* wait_async(TirValue* pending) { return b_.make(TirOp::WaitAsync, {}, {pending}); }
 
+  // op(leading..., rings...): the operations on every ring of the loop
+  // (wait_boxes, release_boxes, end_boxes).
+  TirValue* over_rings(TirOp op, std::initializer_list<TirValue*> leading,
+                       const std::vector<std::pair<const TirValue*, TirVar*>>& ring_order) {
+    TirValue* value = b_.make(op, {}, leading);
+    for (const auto& [load, ring] : ring_order) value->operands.push_back(b_.read(ring));
+    return value;
+  }
+
   // release_boxes(uniform, slot, rings...) of a loop whose copies are boxes.
   TirValue* release_boxes(TirValue* slot, const std::vector<std::pair<const TirValue*, TirVar*>>& ring_order) {
-    TirValue* release = b_.make(TirOp::ReleaseBoxes, {}, {b_.read(uniform_flag_), slot});
-    for (const auto& [load, ring] : ring_order) release->operands.push_back(b_.read(ring));
-    return release;
+    return over_rings(TirOp::ReleaseBoxes, {b_.read(uniform_flag_), slot}, ring_order);
   }
 
   TirValue* wait_dots(int pending, const std::vector<TirVar*>& accumulators) {
