@@ -766,7 +766,9 @@ class Printer {
         return fmt::format("{}({}{}, {}, {}, {}, {}{})", access_function(*v), expr(a[3]), box, expr(a[0]),
                            optional(a[1], "iris::NoMask{}"), optional(a[2], "iris::NoOther{}"), site(v), known);
       }
-      case TirOp::BoxAt: {
+      case TirOp::BoxAt:
+      case TirOp::ReleaseBoxes:
+      case TirOp::CopyBox: {
         std::vector<std::string> args;
         for (const TirValue* arg : a) args.push_back(expr(arg));
         return fmt::format("{}({})", info.runtime, fmt::join(args, ", "));
@@ -778,12 +780,6 @@ class Printer {
         std::vector<std::string> args;
         for (size_t i = 1; i < a.size(); ++i) args.push_back(expr(a[i]));
         return fmt::format("{}<{}>({})", info.runtime, expr(a[0]), fmt::join(args, ", "));
-      }
-      case TirOp::ReleaseBoxes:
-      case TirOp::CopyBox: {
-        std::vector<std::string> args;
-        for (const TirValue* arg : a) args.push_back(expr(arg));
-        return fmt::format("{}({})", info.runtime, fmt::join(args, ", "));
       }
       // A loop without the flag has no uniform runs.
       case TirOp::EndBoxes:
