@@ -40,7 +40,7 @@ namespace {
 
 class CopierSlicer {
  public:
-  explicit CopierSlicer(TirModule& module) : m_(module), b_(module) {}
+  explicit CopierSlicer(TirModule& module) : m_(module) {}
 
   void run() {
     std::vector<TirFunction*> functions = m_.functions;  // the copiers are added to m_.functions
@@ -274,13 +274,7 @@ class CopierSlicer {
     static bool is_box_copy(const TirValue& v) { return v.op == TirOp::CopyAsync && v.operands.size() > 5; }
 
     // Whether s holds a wait the copier must share.
-    bool waits(const TirStmt* s) {
-      bool found = false;
-      for_each_stmt(const_cast<TirStmt*>(s), [&](TirStmt* t) {
-        if (t->kind == TirStmtKind::Eval && t->value && is_wait(*t->value)) found = true;
-      });
-      return found;
-    }
+    static bool waits(const TirStmt* s) { return any_value(s, is_wait); }
     static bool is_wait(const TirValue& v) { return v.op == TirOp::WaitUntil || v.op == TirOp::Fence; }
 
     // A let, var or assignment: kept where its value computes without
@@ -437,7 +431,6 @@ class CopierSlicer {
   };
 
   TirModule& m_;
-  TirBuilder b_;
   std::unordered_set<const TirFunction*> copies_boxes_, impure_, acquiring_;
   std::unordered_map<const TirFunction*, TirFunction*> copiers_;
 };
