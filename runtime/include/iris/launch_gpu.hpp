@@ -113,21 +113,22 @@ std::string kernel_name() {
   return std::string(sig.substr(from, end == std::string_view::npos ? std::string_view::npos : end - from));
 }
 
-// Lets launches of `entry` on the current device use `bytes` of dynamic shared
-// memory: an opt-in per function and device, made once per device (devices 0
-// to 63). Without it a kernel's static and dynamic shared memory together may
-// not pass 48 KiB; the device refuses more than it has (227 KiB on an H200).
-template <class Entry, class Where>
-void allow_dynamic_shared(Entry* entry, std::size_t bytes, Where where) {
+// Lets launches of Kernel's entry on the current device use `bytes` of dynamic
+// shared memory: an opt-in per function and device, made once per kernel and
+// device (devices 0 to 63). Without it a kernel's static and dynamic shared
+// memory together may not pass 48 KiB; the device refuses more than it has
+// (227 KiB on an H200).
+template <class Kernel, class... Args, class Where>
+void allow_dynamic_shared(std::size_t bytes, Where where) {
   if (bytes == 0) return;
-  static std::atomic<unsigned long long> allowed{0};  // a bit per device, for this entry
+  static std::atomic<unsigned long long> allowed{0};  // a bit per device, for this kernel
   int device = 0;
   hipError_t e = hipGetDevice(&device);
   const unsigned long long bit = 1ull << (device & 63);
   if (e == hipSuccess && (allowed.load(std::memory_order_relaxed) & bit)) return;
   if (e == hipSuccess)
-    e = hipFuncSetAttribute(reinterpret_cast<const void*>(entry), hipFuncAttributeMaxDynamicSharedMemorySize,
-                            static_cast<int>(bytes));
+    e = hipFuncSetAttribute(reinterpret_cast<const void*>(&kernel_entry<Kernel, Args...>),
+                            hipFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
   if (e != hipSuccess) {
     throw Error(where() + ": its pipelined loops need " + std::to_string(bytes) +
                 " bytes of shared memory, which device " + std::to_string(device) +
@@ -183,7 +184,7 @@ void launch_kernel(Grid grid, Stream stream, const DeviceContext& ctx, Args... a
   if (stream == nullptr) stream = hipStreamPerThread;
   const dim3 blocks(static_cast<unsigned>(grid.x), static_cast<unsigned>(grid.y), static_cast<unsigned>(grid.z));
   constexpr std::size_t shared = dynamic_shared_bytes_of<Kernel>();
-  detail::allow_dynamic_shared(&detail::kernel_entry<Kernel, Args...>, shared, where);
+  detail::allow_dynamic_shared<Kernel, Args...>(shared, where);
   detail::kernel_entry<Kernel, Args...><<<blocks, dim3(detail::launch_threads<Kernel, Args...>()),
                                          shared, stream>>>(ctx, args...);
   const hipError_t e = hipGetLastError();
