@@ -368,6 +368,15 @@ class Printer {
       block(f.copier->body, 1);
       out_ << "\n  static constexpr bool iris_copier = true;\n\n";
     }
+    if (f.boxes_hold) {
+      out_ << "  // Whether every copy of its box loops may go by TMA at a launch with these\n"
+              "  // arguments: there its instances run the copier's version of the loops\n"
+              "  // alone (iris/launch_gpu.hpp).\n";
+      std::vector<std::string> maybe_unused;
+      for (const std::string& a : args) maybe_unused.push_back("[[maybe_unused]] " + a);
+      out_ << fmt::format("  static bool iris_boxes_hold({}) {{\n    return {};\n  }}\n\n",
+                          fmt::join(maybe_unused, ", "), expr(f.boxes_hold));
+    }
     // What the launch checks: a node-local kernel on a world of several
     // nodes is an error that names it (iris::launch_kernel).
     out_ << fmt::format(

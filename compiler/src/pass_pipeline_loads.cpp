@@ -243,15 +243,27 @@ class Pipeliner {
         if (uniform_loads_.count(load) && element_bytes(load->type, f_) == 2)
           if (std::optional<Box> box = box_of(*load)) boxes_.emplace(load, *box);
     if (boxes_.size() != ring_order.size() || ring_order.size() > iris::detail::kBoxRings) boxes_.clear();
+    // What TMA alone needs of the boxes (its zeros past the matrix make the
+    // runs' other conditions moot): a 16-byte aligned base and rows of whole
+    // 16 bytes besides those, a loop's whole boxes_condition.
+    TirValue* boxes_condition = boxes_.empty() ? nullptr : b_.true_value();
+    auto box_needs = [&](TirValue* all, const Box& b) {
+      all = conditions.all_of(all, b_.binary_bool(TirOp::Lt, b_.constant(0), clone(b.rows_end, nullptr)));
+      all = conditions.all_of(all, b_.binary_bool(TirOp::Lt, b_.constant(0), clone(b.cols_end, nullptr)));
+      if (!same_read(b.cols_end, b.ld))
+        all = conditions.all_of(all, b_.binary_bool(TirOp::Le, clone(b.cols_end, nullptr), clone(b.ld, nullptr)));
+      return all;
+    };
     for (const auto& [load, ring] : ring_order) {
       auto box = boxes_.find(load);
       if (box == boxes_.end()) continue;
       const Box& b = box->second;
-      condition = conditions.all_of(condition, b_.binary_bool(TirOp::Lt, b_.constant(0), clone(b.rows_end, nullptr)));
-      condition = conditions.all_of(condition, b_.binary_bool(TirOp::Lt, b_.constant(0), clone(b.cols_end, nullptr)));
-      if (!same_read(b.cols_end, b.ld))
-        condition = conditions.all_of(condition,
-                                      b_.binary_bool(TirOp::Le, clone(b.cols_end, nullptr), clone(b.ld, nullptr)));
+      condition = box_needs(condition, b);
+      TirValue* aligned = conditions.tested(b.base, kRunBytes);
+      TirValue* pitch = conditions.tested(b.ld, kRunBytes / 2);  // a box's elements are 2 bytes
+      boxes_condition = aligned && pitch && boxes_condition
+                            ? box_needs(conditions.all_of(boxes_condition, conditions.all_of(aligned, pitch)), b)
+                            : nullptr;
     }
     uniform_flag_ = condition ? m_.make_var("uniform_runs", condition->type) : nullptr;
     int box_index = 0;
@@ -348,6 +360,7 @@ class Pipeliner {
       TirStmt* specialize = m_.make_stmt(TirStmtKind::Specialize, loop_->loc);
       specialize->var = uniform_flag_;
       specialize->value = condition;
+      specialize->boxes_condition = boxes_condition;
       specialize->body = m_.make_stmt(TirStmtKind::Block, loop_->loc);
       specialize->body->stmts = std::move(pipeline);
       pipeline = {specialize};

@@ -32,6 +32,7 @@
 #include "irisc/tir_builder.h"
 #include "irisc/tir_walk.h"
 
+#include <functional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -50,7 +51,8 @@ class CopierSlicer {
     });
     acquiring_ = with_values(functions, [](const TirValue& v) { return acquires_itself(v); });
     for (TirFunction* f : functions)
-      if (f->is_kernel && copies_boxes(*f) && runs_ahead(*f)) f->copier = copier(*f);
+      if (f->is_kernel && copies_boxes(*f) && runs_ahead(*f) && (f->copier = copier(*f)))
+        f->boxes_hold = boxes_hold(*f);
   }
 
  private:
@@ -124,6 +126,81 @@ class CopierSlicer {
       m_.functions.insert(at + 1, c);
     }
     return copiers_[&f] = c;
+  }
+
+  // ---------------------------------------------------------- boxes_hold
+  // The arguments of a call of the function whose box loops are written out,
+  // by its parameters, each in its caller's scope (null: the kernel's own,
+  // whose parameters stay as they are).
+  struct Scope {
+    std::unordered_map<const TirVar*, const TirValue*> arguments;
+    const Scope* caller = nullptr;
+  };
+
+  // A kernel's boxes_hold: the boxes_condition of each of its box loops and
+  // those of the functions it calls, over its parameters; null where one of
+  // them reads anything else (a tile's coordinates, a let, a device
+  // function's compile-time parameter).
+  TirValue* boxes_hold(TirFunction& kernel) {
+    TirBuilder b(m_);
+    TirValue* all = nullptr;
+    const Scope outermost;
+    std::unordered_set<const TirFunction*> open;  // the calls being written out
+    std::function<bool(TirFunction&, const Scope&)> gather = [&](TirFunction& f, const Scope& scope) {
+      if (!open.insert(&f).second) return false;
+      bool written = true;
+      for_each_stmt(f.body, [&](TirStmt* s) {
+        if (s->kind == TirStmtKind::Specialize && s->body && any_value(s->body, is_bind_box)) {
+          TirValue* c = s->boxes_condition ? written_out(s->boxes_condition, scope, kernel) : nullptr;
+          written = written && c;
+          if (c) all = all ? b.binary_bool(TirOp::LogicalAnd, all, c) : c;
+        }
+        for (TirValue* slot : {s->value, s->low, s->high, s->step})
+          rewrite_value(slot, [&](TirValue* v) {
+            if (v->op == TirOp::CallDevice && copies_boxes(*v->attrs<CallAttrs>().callee)) {
+              TirFunction& callee = *v->attrs<CallAttrs>().callee;
+              Scope inner{{}, &scope};
+              for (size_t i = 0; i < callee.params.size() && i < v->operands.size(); ++i)
+                inner.arguments.emplace(callee.params[i], v->operands[i]);
+              written = written && gather(callee, inner);
+            }
+            return v;
+          });
+      });
+      open.erase(&f);
+      return written;
+    };
+    return gather(kernel, outermost) ? all : nullptr;  // all: a kernel with a copier has a box loop
+  }
+
+  static bool is_bind_box(const TirValue& v) { return v.op == TirOp::BindBox; }
+
+  // v, read in `scope`, over the kernel's parameters; null where it reads
+  // another variable, or computes what the host cannot (a program's id).
+  TirValue* written_out(const TirValue* v, const Scope& scope, const TirFunction& kernel) {
+    bool written = true;
+    TirValue* out = clone_tree(m_, v, [&](const TirValue& node) -> TirValue* {
+      if (!written) return nullptr;
+      const TirCategory category = tir_op_info(node.op).category;
+      if (category != TirCategory::Leaf && category != TirCategory::Unary && category != TirCategory::Binary &&
+          category != TirCategory::Convert && node.op != TirOp::Aligned)
+        written = false;
+      if (node.op != TirOp::Read || !written) return nullptr;
+      const TirVar* var = node.var();
+      if (!scope.caller) {
+        const bool parameter = std::find(kernel.params.begin(), kernel.params.end(), var) != kernel.params.end() ||
+                               std::find(kernel.ct_params.begin(), kernel.ct_params.end(), var) !=
+                                   kernel.ct_params.end();
+        written = parameter;
+        return nullptr;
+      }
+      auto argument = scope.arguments.find(var);
+      TirValue* in_caller = argument == scope.arguments.end() ? nullptr
+                                                              : written_out(argument->second, *scope.caller, kernel);
+      written = in_caller != nullptr;
+      return in_caller ? in_caller : const_cast<TirValue*>(&node);
+    });
+    return written ? out : nullptr;
   }
 
   // Whether f computes without effects: no memory access, synchronisation,

@@ -95,7 +95,6 @@ TirValue* RunConditions::multiple_of(const AffineFactor& f, int64_t d) {
   return tested(f.value, d);
 }
 
-// A scalar that the loop does not change, tested as it is.
 TirValue* RunConditions::tested(const TirValue* v, int64_t d) {
   if (reads_loop_var(v) || !recomputable(v)) return nullptr;
   if (v->type.is_pointer()) {

@@ -40,6 +40,11 @@ class RunConditions {
   // both their pointers and their masks).
   TirValue* all_of(TirValue* a, TirValue* b);
 
+  // A scalar that the loop does not change, tested whole: a pointer's
+  // address a multiple of d bytes, an integer a multiple of d (null where
+  // the loop changes it, or it cannot be computed again before the loop).
+  TirValue* tested(const TirValue* v, int64_t d);
+
  private:
   TirValue* uniform_mask(const std::vector<RowComparison>& comparisons);
   TirValue* uniform_comparison(const RowComparison& c);
@@ -47,7 +52,6 @@ class RunConditions {
   TirValue* parts_multiple_of(const AffineForm& f, int64_t d);
   TirValue* multiple_of(const AffineTerm& t, int64_t d);
   TirValue* multiple_of(const AffineFactor& f, int64_t d);
-  TirValue* tested(const TirValue* v, int64_t d);
   bool reads_loop_var(const TirValue* v) const;
   TirValue* both(TirValue* a, TirValue* b);
   static void conjuncts(TirValue* v, std::vector<TirValue*>& terms);

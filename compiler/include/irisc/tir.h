@@ -308,6 +308,11 @@ struct TirStmt {
   std::string end_name, step_name;
   // Specialize: the lambda of its body (the naming pass).
   std::string body_name;
+  // Specialize of a loop whose copies are boxes: what TMA needs of them,
+  // whatever their runs (a 16-byte aligned base, rows of whole 16 bytes, a
+  // matrix of a row and a column at least, rows no longer than their pitch);
+  // null where the pass could not write it.
+  TirValue* boxes_condition = nullptr;
 };
 
 // An .iris module the file imports, directly or through another module: its
@@ -342,6 +347,12 @@ struct TirFunction {
   // function of the same parameters, printed in the kernel's struct. A device
   // function's copier is a function of the module of its own.
   TirFunction* copier = nullptr;
+  // A kernel with a copier slice: the boxes_condition of every box loop it
+  // runs, its own or a device function's, over the kernel's parameters; null
+  // where one of them reads anything else (pass_split_copier.cpp). Where it
+  // holds at a launch, the instances may run the copier's version of those
+  // loops alone (iris_boxes_hold, launch_gpu.hpp).
+  TirValue* boxes_hold = nullptr;
 };
 
 struct TirConstant {

@@ -1,0 +1,45 @@
+// The launch's test of whether TMA may copy every box of a kernel
+// (iris_boxes_hold, which irisc writes over the kernel's parameters:
+// pass_split_copier.cpp) against TMA's rules for a row-major bf16 matrix,
+// written here from the PTX ISA: a 16-byte aligned base, a row pitch of
+// whole 16 bytes, and at least one row and one column. bench/gemm.iris's
+// persistent kernel reads A (M x K, pitch K) and B (K x N, pitch N).
+#include <cstdint>
+#include <cstdio>
+#include <vector>
+
+#include "gemm.iris.hpp"
+
+namespace {
+
+using Kernel = iris_kernels::matmul_persistent<iris::bfloat16>;
+
+bool tma_may_copy(const void* base, int rows, int cols, int pitch) {
+  return reinterpret_cast<std::uintptr_t>(base) % 16 == 0 && pitch * 2 % 16 == 0 && rows > 0 && cols > 0 &&
+         cols <= pitch;
+}
+
+}  // namespace
+
+int main() {
+  alignas(16) static iris::bfloat16 storage[64];
+  int failures = 0, cases = 0;
+  for (int a_offset : {0, 1, 8})
+    for (int b_offset : {0, 3, 8})
+      for (int m : {0, 1, 64})
+        for (int n : {0, 8, 12, 64})
+          for (int k : {0, 7, 8, 24}) {
+            iris::bfloat16* a = storage + a_offset;
+            iris::bfloat16* b = storage + b_offset;
+            const bool expected = tma_may_copy(a, m, k, k) && tma_may_copy(b, k, n, n);
+            const bool got = Kernel::iris_boxes_hold(a, b, storage, m, n, k);
+            ++cases;
+            if (got != expected) {
+              ++failures;
+              std::printf("A at +%d, B at +%d, M %d, N %d, K %d: iris_boxes_hold %d, TMA's rules %d\n", a_offset,
+                          b_offset, m, n, k, got, expected);
+            }
+          }
+  std::printf("%d of %d cases as TMA's rules say\n", cases - failures, cases);
+  return failures == 0 ? 0 : 1;
+}
