@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <type_traits>  // conditional_t: the program type of an image
 
 #include "iris/device_gpu.hpp"
 #include "iris/host.hpp"
@@ -52,12 +53,24 @@ constexpr bool runs_copier() {
 #endif
 }
 
+// The images of a kernel's entry (kernel_entry). A kernel that irisc gives
+// iris_boxes_hold (pass_split_copier.cpp) has two, chosen at each launch:
+// `boxes` where its arguments let TMA copy every box, whose instances run the
+// copier's version of the box loops alone (one version, not two), and
+// `no_copier` elsewhere, whose thread 0 issues the boxes where the runs are
+// uniform. Every other kernel has `usual`: a copier where runs_copier says so.
+enum class Image { usual, boxes, no_copier };
+
 // The threads of an instance: the program's kThreads, and the copier
 // warpgroup's 128 where there is one.
 inline constexpr int kCopierThreads = 128;
-template <class Kernel>
+template <class Kernel, Image I>
+constexpr bool image_has_copier() {
+  return runs_copier<Kernel>() && I != Image::no_copier;
+}
+template <class Kernel, Image I>
 constexpr int instance_threads() {
-  return kThreads + (runs_copier<Kernel>() ? kCopierThreads : 0);
+  return kThreads + (image_has_copier<Kernel, I>() ? kCopierThreads : 0);
 }
 
 // Registers per thread once the copier warpgroup has given back all but
@@ -68,8 +81,8 @@ inline constexpr int kCopierRegisters = 40;
 inline constexpr int kProgramRegisters =
     std::min(256, (65536 - kCopierThreads * kCopierRegisters) / (kThreads > 0 ? kThreads : 1) / 8 * 8);
 
-template <class Kernel, class... Args>
-__global__ __launch_bounds__(instance_threads<Kernel>()) void kernel_entry(DeviceContext ctx, Args... args) {
+template <class Kernel, Image I, class... Args>
+__global__ __launch_bounds__(instance_threads<Kernel, I>()) void kernel_entry(DeviceContext ctx, Args... args) {
   const Program program{ctx,
                         {static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.y), static_cast<int>(blockIdx.z)},
                         {static_cast<int>(gridDim.x), static_cast<int>(gridDim.y), static_cast<int>(gridDim.z)}};
@@ -78,16 +91,17 @@ __global__ __launch_bounds__(instance_threads<Kernel>()) void kernel_entry(Devic
   // their tensor maps at the end.
   constexpr bool pipelined = dynamic_shared_bytes_of<Kernel>() > 0;
   if constexpr (pipelined) detail::boxes_begin();
-  if constexpr (runs_copier<Kernel>()) {
+  if constexpr (image_has_copier<Kernel, I>()) {
     // The copier warpgroup (this image's launch bounds admit it, so
     // launch_kernel launched it): one warp runs the copier slice with few
     // registers, the program's threads get the rest. Without it the program,
     // compiled for a copier, would wait for copies forever: a launch of
     // kThreads threads fails instead.
 #if IRIS_TMA
-    if (blockDim.x != static_cast<unsigned>(instance_threads<Kernel>())) __trap();
+    if (blockDim.x != static_cast<unsigned>(instance_threads<Kernel, I>())) __trap();
 #endif
-    const CopierProgram copier_program{program};
+    std::conditional_t<I == Image::boxes, CopierBoxesProgram, CopierProgram> copier_program;
+    static_cast<Program&>(copier_program) = program;
     if (threadIdx.x >= static_cast<unsigned>(kThreads)) {
       asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kCopierRegisters));
       if (threadIdx.x / 32 == static_cast<unsigned>(kThreads / 32)) Kernel::copies(copier_program, args...);
@@ -95,9 +109,10 @@ __global__ __launch_bounds__(instance_threads<Kernel>()) void kernel_entry(Devic
     }
     asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kProgramRegisters));
     Kernel::run(copier_program, args...);
-  } else {
+  } else if constexpr (I != Image::boxes) {
     Kernel::run(program, args...);
-  }
+  }  // (the boxes image of a target without a copier is never launched:
+     // launch_kernel asks its launch bounds)
   if constexpr (pipelined) detail::boxes_end();
 }
 
@@ -118,7 +133,7 @@ std::string kernel_name() {
 // device (devices 0 to 63). Without it a kernel's static and dynamic shared
 // memory together may not pass 48 KiB; the device refuses more than it has
 // (227 KiB on an H200).
-template <class Kernel, class... Args, class Where>
+template <class Kernel, Image I, class... Args, class Where>
 void allow_dynamic_shared(std::size_t bytes, Where where) {
   if (bytes == 0) return;
   static std::atomic<unsigned long long> allowed{0};  // a bit per device, for this kernel
@@ -127,7 +142,7 @@ void allow_dynamic_shared(std::size_t bytes, Where where) {
   const unsigned long long bit = 1ull << (device & 63);
   if (e == hipSuccess && (allowed.load(std::memory_order_relaxed) & bit)) return;
   if (e == hipSuccess)
-    e = hipFuncSetAttribute(reinterpret_cast<const void*>(&kernel_entry<Kernel, Args...>),
+    e = hipFuncSetAttribute(reinterpret_cast<const void*>(&kernel_entry<Kernel, I, Args...>),
                             hipFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(bytes));
   if (e != hipSuccess) {
     throw Error(where() + ": its pipelined loops need " + std::to_string(bytes) +
@@ -142,11 +157,11 @@ void allow_dynamic_shared(std::size_t bytes, Where where) {
 // with a copier slice: its launch bounds then admit kThreads +
 // kCopierThreads), asked once per kernel (not per entry's function type,
 // which kernels of the same parameters share).
-template <class Kernel, class... Args>
+template <class Kernel, Image I, class... Args>
 int launch_threads() {
   static const int threads = [] {
     hipFuncAttributes attributes{};
-    if (hipFuncGetAttributes(&attributes, reinterpret_cast<const void*>(&kernel_entry<Kernel, Args...>)) ==
+    if (hipFuncGetAttributes(&attributes, reinterpret_cast<const void*>(&kernel_entry<Kernel, I, Args...>)) ==
             hipSuccess &&
         attributes.maxThreadsPerBlock >= kThreads + kCopierThreads)
       return kThreads + kCopierThreads;
@@ -184,9 +199,19 @@ void launch_kernel(Grid grid, Stream stream, const DeviceContext& ctx, Args... a
   if (stream == nullptr) stream = hipStreamPerThread;
   const dim3 blocks(static_cast<unsigned>(grid.x), static_cast<unsigned>(grid.y), static_cast<unsigned>(grid.z));
   constexpr std::size_t shared = dynamic_shared_bytes_of<Kernel>();
-  detail::allow_dynamic_shared<Kernel, Args...>(shared, where);
-  detail::kernel_entry<Kernel, Args...><<<blocks, dim3(detail::launch_threads<Kernel, Args...>()),
-                                         shared, stream>>>(ctx, args...);
+  const auto launch = [&]<detail::Image I>() {
+    detail::allow_dynamic_shared<Kernel, I, Args...>(shared, where);
+    detail::kernel_entry<Kernel, I, Args...><<<blocks, dim3(detail::launch_threads<Kernel, I, Args...>()), shared,
+                                               stream>>>(ctx, args...);
+  };
+  if constexpr (requires { Kernel::iris_boxes_hold(args...); }) {
+    if (detail::launch_threads<Kernel, detail::Image::boxes, Args...>() > kThreads && Kernel::iris_boxes_hold(args...))
+      launch.template operator()<detail::Image::boxes>();
+    else
+      launch.template operator()<detail::Image::no_copier>();
+  } else {
+    launch.template operator()<detail::Image::usual>();
+  }
   const hipError_t e = hipGetLastError();
   if (e != hipSuccess) {
     throw Error(where() + " failed: " + hipGetErrorName(e) + ": " + hipGetErrorString(e));

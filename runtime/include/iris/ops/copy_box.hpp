@@ -73,6 +73,13 @@ struct BoxAt {
 // the pointers take their uniform path.
 struct CopierRuns : std::true_type {};
 
+// The flag of every box loop of an instance whose launch found that all their
+// copies may go by TMA (CopierBoxesProgram): a copier issues the boxes of the
+// rings that go by TMA at this compilation (by_tma), whatever the runs, and
+// the program copies any other ring through the pointers element by element,
+// since nothing said that its runs are uniform.
+struct CopierBoxes : std::false_type {};
+
 namespace detail {
 
 template <class T>
@@ -83,14 +90,16 @@ inline constexpr int tma_element_type = std::is_same_v<T, bfloat16> ? 10 : std::
 // is std::true_type), a 2-byte element, boxes of at most 256 rows whose rows
 // are whole swizzle lines (8 rows of 128-byte panels, 1024 bytes).
 template <class T, int R, int C, class UniformRuns>
-inline constexpr bool by_tma = IRIS_TMA && UniformRuns::value && tma_element_type<T> >= 0 && R <= 256 && R % 8 == 0 &&
+inline constexpr bool by_tma = IRIS_TMA && (UniformRuns::value || std::is_same_v<UniformRuns, CopierBoxes>) &&
+                               tma_element_type<T> >= 0 && R <= 256 && R % 8 == 0 &&
                                SharedTile<T, R, C>::panel_row_bytes >= 32 &&
                                (sizeof(T) * R * C) % 1024 == 0;
 
 // Whether a copier warpgroup issues a loop's boxes (else the program's
 // thread 0 does).
 template <class UniformRuns>
-inline constexpr bool copier_issues = std::is_same_v<UniformRuns, CopierRuns>;
+inline constexpr bool copier_issues =
+    std::is_same_v<UniformRuns, CopierRuns> || std::is_same_v<UniformRuns, CopierBoxes>;
 
 template <class Ring, class UniformRuns>
 struct RingByTma;
@@ -446,7 +455,13 @@ IRIS_HD void end_copies(UniformRuns, const Rings&...) {
 // (hip-clang made a function of it, and of the loop).
 template <class ProgramT, class Body>
 IRIS_HD __forceinline__ void with_uniform_boxes(const ProgramT&, bool uniform, const Body& body) {
-  if constexpr (ProgramT::copier) {
+  if constexpr (ProgramT::boxes_hold) {
+    // One version: the copier's, where the launch found that TMA may copy
+    // every box (a second version cost the copier's 1.0-1.8%,
+    // docs/performance.md).
+    (void)uniform;
+    body(CopierBoxes{});
+  } else if constexpr (ProgramT::copier) {
     if (uniform) {
       body(CopierRuns{});
     } else {

@@ -24,11 +24,20 @@ struct Program {
   // that a kernel's functions are compiled with only the versions of their
   // loops that the instance may run.
   static constexpr bool copier = false;
+  // Whether the launch found that every copy of the kernel's box loops may go
+  // by TMA (Kernel::iris_boxes_hold), so that the instance runs the copier's
+  // version of those loops alone.
+  static constexpr bool boxes_hold = false;
 };
 
 // The program of an instance that has a copier warpgroup (kernel_entry).
 struct CopierProgram : Program {
   static constexpr bool copier = true;
+};
+
+// ... launched where Kernel::iris_boxes_hold held for its arguments.
+struct CopierBoxesProgram : CopierProgram {
+  static constexpr bool boxes_hold = true;
 };
 
 }  // namespace iris
