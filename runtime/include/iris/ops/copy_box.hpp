@@ -296,6 +296,14 @@ IRIS_HD void bind_box(UniformRuns, const SharedStages<T, R, C, S>& ring, [[maybe
     // (docs/performance.md).
     if constexpr (Index == 0) detail::sync_instance();
   }
+  if constexpr (!detail::RingByTma<SharedStages<T, R, C, S>, UniformRuns>::value &&
+                detail::copier_issues<UniformRuns>) {
+    // The program fills this ring itself in a loop whose other rings a
+    // copier fills: an earlier loop whose boxes all came by TMA ended
+    // without synchronising (end_boxes), and a slower warp may still read
+    // its rings, which may cover this one.
+    detail::sync_instance();
+  }
 #endif
 }
 
