@@ -81,8 +81,10 @@ inline constexpr int kCopierRegisters = 40;
 inline constexpr int kProgramRegisters =
     std::min(256, (65536 - kCopierThreads * kCopierRegisters) / (kThreads > 0 ? kThreads : 1) / 8 * 8);
 
+// (The bounds in parentheses: HIP's __launch_bounds__ is a macro, which would
+// split them at the template's comma.)
 template <class Kernel, Image I, class... Args>
-__global__ __launch_bounds__(instance_threads<Kernel, I>()) void kernel_entry(DeviceContext ctx, Args... args) {
+__global__ __launch_bounds__((instance_threads<Kernel, I>())) void kernel_entry(DeviceContext ctx, Args... args) {
   const Program program{ctx,
                         {static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.y), static_cast<int>(blockIdx.z)},
                         {static_cast<int>(gridDim.x), static_cast<int>(gridDim.y), static_cast<int>(gridDim.z)}};
@@ -109,10 +111,11 @@ __global__ __launch_bounds__(instance_threads<Kernel, I>()) void kernel_entry(De
     }
     asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(kProgramRegisters));
     Kernel::run(copier_program, args...);
-  } else if constexpr (I != Image::boxes) {
+  } else {
+    // (launch_kernel launches the boxes image only where its launch bounds
+    // admit a copier; elsewhere it is the no_copier image's twin.)
     Kernel::run(program, args...);
-  }  // (the boxes image of a target without a copier is never launched:
-     // launch_kernel asks its launch bounds)
+  }
   if constexpr (pipelined) detail::boxes_end();
 }
 
