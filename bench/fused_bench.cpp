@@ -35,11 +35,11 @@
 //
 // Validation (--validate): the whole product C = A × B by the plain GEMM with
 // the same tiles is the reference; every element of the rank's part of every
-// fused result must be within 2^-7 |ref| + K 2^-22 of it (as in
-// bench/gemm_bench.py: two bf16 roundings, f32 accumulation in another order,
-// |a|, |b| < 1). The output is poisoned (NaN) before each call, so a kernel
-// that skips a tile fails. "max rel" is max |c - ref| / max |ref| over every
-// rank's part.
+// fused result, and of the persistent GEMM's C, must be within
+// 2^-7 |ref| + K 2^-22 of it (as in bench/gemm_bench.py: two bf16 roundings,
+// f32 accumulation in another order, |a|, |b| < 1). The output is poisoned
+// (NaN) before each call, so a kernel that skips a tile fails. "max rel" is
+// max |c - ref| / max |ref| over every rank's part.
 //
 // Timing (--bench): bench/gpu_timer.hpp on each rank's stream, the ranks
 // meeting at a host barrier before each timing; rank 0's time is printed (a
@@ -233,6 +233,27 @@ struct Result {
   std::size_t wrong = 0;
 };
 
+// `got`, rows from first_row on of an N-column C, against the reference:
+// every element within 2^-7 |ref| + K 2^-22 (the top of this file); the
+// first five that are not, on stderr after `what`.
+Result compare(const std::vector<bf16>& got, const std::vector<bf16>& host_ref, std::size_t first_row, int N, int K,
+               const std::string& what) {
+  Result result;
+  const double slack = K * 0x1p-22;
+  for (std::size_t e = 0; e < got.size(); ++e) {
+    const double want = static_cast<float>(host_ref[first_row * N + e]);
+    const double error = std::fabs(static_cast<float>(got[e]) - want);
+    if (!(error <= 0x1p-7 * std::fabs(want) + slack)) {  // NaN fails
+      if (result.wrong++ < 5)
+        std::fprintf(stderr, "%s: C[%zu][%zu] = %g, expected %g\n", what.c_str(), first_row + e / N, e % N,
+                     static_cast<double>(static_cast<float>(got[e])), want);
+    }
+    result.max_error = std::isnan(error) ? std::numeric_limits<double>::infinity() : std::max(result.max_error, error);
+    result.max_ref = std::max(result.max_ref, std::fabs(want));
+  }
+  return result;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -308,6 +329,18 @@ int main(int argc, char** argv) {
       for (const FusedConfig& tiles : tile_configs) {
         plain_gemm(rank, tiles, 0, a, b, ref, M, N, K);
         const std::vector<bf16> host_ref = opt.validate ? sample::read(ref, MN) : std::vector<bf16>{};
+        if (opt.validate) {
+          // The persistent GEMM (the fused kernels' schedule, timed beside them) against it.
+          FusedConfig persistent = tiles;
+          persistent.programs = programs_option;
+          const std::int64_t all_tiles = detail::ceil_div(M, tiles.block_m) * detail::ceil_div(N, tiles.block_n);
+          sample::fill(c_gemm, poison, MN);
+          plain_gemm(rank, tiles, detail::grid_of("fused_bench", rank, persistent, all_tiles, false), a, b, c_gemm, M,
+                     N, K);
+          errors += compare(sample::read(c_gemm, MN), host_ref, 0, N, K,
+                            "rank " + std::to_string(me) + ": persistent " + tiles_name(tiles) + " " + s.text())
+                        .wrong;
+        }
         for (const std::string& mode : opt.modes) {
           const Variant v = variant_of(mode);
           FusedConfig config = tiles;
@@ -360,21 +393,8 @@ int main(int argc, char** argv) {
           Result& mine = results[std::size_t(me)];
           mine = {};
           if (opt.validate) {
-            const std::vector<bf16> got = sample::read(c, rows * std::size_t(N));
-            const double slack = K * 0x1p-22;
-            for (std::size_t e = 0; e < got.size(); ++e) {
-              const double want = static_cast<float>(host_ref[first_row * N + e]);
-              const double error = std::fabs(static_cast<float>(got[e]) - want);
-              if (!(error <= 0x1p-7 * std::fabs(want) + slack)) {  // NaN fails
-                if (mine.wrong++ < 5)
-                  std::fprintf(stderr, "rank %d: %s %s %s: C[%zu][%zu] = %g, expected %g\n", me, mode.c_str(),
-                               tiles_name(tiles).c_str(), s.text().c_str(), first_row + e / N, e % N,
-                               static_cast<double>(static_cast<float>(got[e])), want);
-              }
-              mine.max_error = std::isnan(error) ? std::numeric_limits<double>::infinity()
-                                                 : std::max(mine.max_error, error);
-              mine.max_ref = std::max(mine.max_ref, std::fabs(want));
-            }
+            mine = compare(sample::read(c, rows * std::size_t(N)), host_ref, first_row, N, K,
+                           "rank " + std::to_string(me) + ": " + mode + " " + tiles_name(tiles) + " " + s.text());
             errors += mine.wrong;
           }
           double gemm_us = 0, persistent_us = 0, fused_us = 0, cublas_us = 0;

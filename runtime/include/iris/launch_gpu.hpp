@@ -207,7 +207,11 @@ void launch_kernel(Grid grid, Stream stream, const DeviceContext& ctx, Args... a
     detail::kernel_entry<Kernel, I, Args...><<<blocks, dim3(detail::launch_threads<Kernel, I, Args...>()), shared,
                                                stream>>>(ctx, args...);
   };
-  if constexpr (requires { Kernel::iris_boxes_hold(args...); }) {
+  // (Whether it has one asks for the function's address, not for a call: nvcc's
+  // device pass judges the call ill-formed where the launch comes from a function
+  // of internal linkage, and would compile the usual image where the host
+  // launches the other two, which then have no device code.)
+  if constexpr (requires { &Kernel::iris_boxes_hold; }) {
     if (detail::launch_threads<Kernel, detail::Image::boxes, Args...>() > kThreads && Kernel::iris_boxes_hold(args...))
       launch.template operator()<detail::Image::boxes>();
     else
