@@ -9,7 +9,8 @@
 # run_mpi; the collectives' validation too; WorldHandle), and the traces of the multinode
 # sample built with TRACE (threads and mpirun) and of the fused operations'
 # traced kernels (bench/fused_bench_traced), and the same untraced (bench/fused_bench) at every
-# compiled tile shape. Prints a pass/fail table and exits
+# compiled tile shape, and two shared libraries holding the same kernel, loaded side by side
+# (tests/gpu/two_libraries.cu). Prints a pass/fail table and exits
 # non-zero if anything failed, timed out or is missing.
 #
 # It only runs programs of an existing build tree (made elsewhere with nvcc, see
@@ -185,6 +186,9 @@ done
 for ranks in $ranks_list; do
   run fused threads "$ranks" "$build/bench/fused_bench" --ranks "$ranks" --validate --shape 1024x1024x512 --comm 2
 done
+# Two shared libraries that hold the same kernel, loaded side by side (tests/gpu/two_libraries.cu).
+run two_libraries threads 1 "$build/tests/gpu/iris_gpu_two_libraries" "$build/tests/gpu/libiris_gpu_library_a.so" \
+  "$build/tests/gpu/libiris_gpu_library_b.so"
 if [ "${NO_MPI:-0}" != 1 ]; then
   if ! command -v "$mpirun" >/dev/null 2>&1; then
     echo "gpu-check: $mpirun not found (set MPIRUN, or NO_MPI=1 to skip the MPI rows)" >&2
