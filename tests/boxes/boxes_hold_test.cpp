@@ -2,17 +2,20 @@
 // (iris_boxes_hold, which irisc writes over the kernel's parameters:
 // pass_split_copier.cpp) against TMA's rules for a row-major bf16 matrix,
 // written here from the PTX ISA: a 16-byte aligned base, a row pitch of
-// whole 16 bytes, and at least one row and one column. bench/gemm.iris's
-// persistent kernel reads A (M x K, pitch K) and B (K x N, pitch N).
+// whole 16 bytes, at least one row and one column, and rows no longer than
+// their pitch. bench/gemm.iris's persistent kernel reads A (M x K, pitch K)
+// and B (K x N, pitch N); pitched.iris's, A with pitch lda and B with ldb.
 #include <cstdint>
 #include <cstdio>
 #include <vector>
 
 #include "gemm.iris.hpp"
+#include "pitched.iris.hpp"
 
 namespace {
 
 using Kernel = iris_kernels::matmul_persistent<iris::bfloat16>;
+using Pitched = iris_kernels::pitched_product;
 
 bool tma_may_copy(const void* base, int rows, int cols, int pitch) {
   return reinterpret_cast<std::uintptr_t>(base) % 16 == 0 && pitch * 2 % 16 == 0 && rows > 0 && cols > 0 &&
@@ -38,6 +41,20 @@ int main() {
               ++failures;
               std::printf("A at +%d, B at +%d, M %d, N %d, K %d: iris_boxes_hold %d, TMA's rules %d\n", a_offset,
                           b_offset, m, n, k, got, expected);
+            }
+          }
+  for (int m : {0, 64})
+    for (int n : {8, 64})
+      for (int k : {8, 24})
+        for (int lda : {8, 16, 24, 32})
+          for (int ldb : {4, 8, 64, 72}) {
+            const bool expected = tma_may_copy(storage, m, k, lda) && tma_may_copy(storage, k, n, ldb);
+            const bool got = Pitched::iris_boxes_hold(storage, storage, storage, m, n, k, lda, ldb);
+            ++cases;
+            if (got != expected) {
+              ++failures;
+              std::printf("pitched: M %d, N %d, K %d, lda %d, ldb %d: iris_boxes_hold %d, TMA's rules %d\n", m, n, k,
+                          lda, ldb, got, expected);
             }
           }
   std::printf("%d of %d cases as TMA's rules say\n", cases - failures, cases);
