@@ -298,13 +298,17 @@ class Printer {
     }
   }
 
-  std::string params(const TirFunction& f) const {
+  // The parameters of a generated function, led by the program where
+  // `with_program` (the host's iris_boxes_hold has none).
+  std::string params(const TirFunction& f, bool with_program = true) const {
+    std::vector<std::string> list;
     // `auto`: the program's type says whether a copier issues its box copies
     // (iris::CopierProgram, ops/copy_box.hpp), which with_uniform_boxes reads
     // at compile time.
-    std::string s = "[[maybe_unused]] const auto& iris_program";
-    for (const TirVar* p : f.params) s += fmt::format(", [[maybe_unused]] {} {}", cpp_.type(p->type), p->cpp_name);
-    return s;
+    if (with_program) list.push_back("[[maybe_unused]] const auto& iris_program");
+    for (const TirVar* p : f.params)
+      list.push_back(fmt::format("[[maybe_unused]] {} {}", cpp_.type(p->type), p->cpp_name));
+    return fmt::format("{}", fmt::join(list, ", "));
   }
 
   // `template <int32_t BLOCK = 1024, class T>`: the compile-time parameters,
@@ -372,10 +376,8 @@ class Printer {
       out_ << "  // Whether every copy of its box loops may go by TMA at a launch with these\n"
               "  // arguments: there its instances run the copier's version of the loops\n"
               "  // alone (iris/launch_gpu.hpp).\n";
-      std::vector<std::string> maybe_unused;
-      for (const std::string& a : args) maybe_unused.push_back("[[maybe_unused]] " + a);
-      out_ << fmt::format("  static bool iris_boxes_hold({}) {{\n    return {};\n  }}\n\n",
-                          fmt::join(maybe_unused, ", "), expr(f.boxes_hold));
+      out_ << fmt::format("  static bool iris_boxes_hold({}) {{\n    return {};\n  }}\n\n", params(f, false),
+                          expr(f.boxes_hold));
     }
     // What the launch checks: a node-local kernel on a world of several
     // nodes is an error that names it (iris::launch_kernel).
