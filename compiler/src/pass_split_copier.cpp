@@ -181,10 +181,7 @@ class CopierSlicer {
     bool written = true;
     TirValue* out = clone_tree(m_, v, [&](const TirValue& node) -> TirValue* {
       if (!written) return nullptr;
-      const TirCategory category = tir_op_info(node.op).category;
-      if (category != TirCategory::Leaf && category != TirCategory::Unary && category != TirCategory::Binary &&
-          category != TirCategory::Convert && node.op != TirOp::Aligned)
-        written = false;
+      if (!tir_op_info(node.op).has(tir_trait::OnHost)) written = false;
       if (node.op != TirOp::Read || !written) return nullptr;
       const TirVar* var = node.var();
       if (!scope.caller) {

@@ -10,9 +10,9 @@
 namespace irisc {
 namespace {
 using namespace tir_trait;
-constexpr uint16_t kOperatorTraits = Elementwise | SameLayout | Relayable | Recomputable;
+constexpr uint16_t kOperatorTraits = Elementwise | SameLayout | Relayable | Recomputable | OnHost;
 constexpr TirOpInfo kOpInfos[] = {
-#define TIR_LEAF(Name, Spelling, Attrs) {Spelling, TirCategory::Leaf, "", "", Recomputable},
+#define TIR_LEAF(Name, Spelling, Attrs) {Spelling, TirCategory::Leaf, "", "", Recomputable | OnHost},
 #define TIR_UNARY(Name, Spelling, Token, Runtime) {Spelling, TirCategory::Unary, Runtime, "x", kOperatorTraits},
 #define TIR_BINARY(Name, Spelling, Token, Runtime) {Spelling, TirCategory::Binary, Runtime, "x, y", kOperatorTraits},
 #define TIR_OP(Name, Spelling, Category, Runtime, Operands, Attrs, Traits) \
