@@ -298,17 +298,16 @@ class Printer {
     }
   }
 
-  // The parameters of a generated function, led by the program where
-  // `with_program` (the host's iris_boxes_hold has none).
-  std::string params(const TirFunction& f, bool with_program = true) const {
-    std::vector<std::string> list;
-    // `auto`: the program's type says whether a copier issues its box copies
-    // (iris::CopierProgram, ops/copy_box.hpp), which with_uniform_boxes reads
-    // at compile time.
-    if (with_program) list.push_back("[[maybe_unused]] const auto& iris_program");
-    for (const TirVar* p : f.params)
-      list.push_back(fmt::format("[[maybe_unused]] {} {}", cpp_.type(p->type), p->cpp_name));
-    return fmt::format("{}", fmt::join(list, ", "));
+  // The parameters of a generated function, led by the program. `auto`: the
+  // program's type says whether a copier issues its box copies
+  // (iris::CopierProgram, ops/copy_box.hpp), which with_uniform_boxes reads at
+  // compile time; the host's iris_boxes_hold takes an iris::Program (the
+  // launch's rank and world), and is no template, so that the launch can ask
+  // for its address.
+  std::string params(const TirFunction& f, std::string_view program = "const auto&") const {
+    std::string s = fmt::format("[[maybe_unused]] {} iris_program", program);
+    for (const TirVar* p : f.params) s += fmt::format(", [[maybe_unused]] {} {}", cpp_.type(p->type), p->cpp_name);
+    return s;
   }
 
   // `template <int32_t BLOCK = 1024, class T>`: the compile-time parameters,
@@ -376,7 +375,7 @@ class Printer {
       out_ << "  // Whether every copy of its box loops may go by TMA at a launch with these\n"
               "  // arguments: there its instances run the copier's version of the loops\n"
               "  // alone (iris/launch_gpu.hpp).\n";
-      out_ << fmt::format("  static bool iris_boxes_hold({}) {{\n    return {};\n  }}\n\n", params(f, false),
+      out_ << fmt::format("  static bool iris_boxes_hold({}) {{\n    return {};\n  }}\n\n", params(f, "const iris::Program&"),
                           expr(f.boxes_hold));
     }
     // What the launch checks: a node-local kernel on a world of several

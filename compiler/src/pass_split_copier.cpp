@@ -129,22 +129,33 @@ class CopierSlicer {
   }
 
   // ---------------------------------------------------------- boxes_hold
-  // The arguments of a call of the function whose box loops are written out,
-  // by its parameters, each in its caller's scope (null: the kernel's own,
-  // whose parameters stay as they are).
+  // The function whose box loops are written out: its lets' values, and the
+  // arguments of its call by its parameters, each in its caller's scope
+  // (null: the kernel's own, whose parameters stay as they are).
   struct Scope {
+    std::unordered_map<const TirVar*, const TirValue*> lets;
     std::unordered_map<const TirVar*, const TirValue*> arguments;
     const Scope* caller = nullptr;
   };
 
+  // The values of f's lets (each a variable of its own, bound once).
+  static std::unordered_map<const TirVar*, const TirValue*> lets_of(TirFunction& f) {
+    std::unordered_map<const TirVar*, const TirValue*> lets;
+    for_each_stmt(f.body, [&](TirStmt* s) {
+      if (s->kind == TirStmtKind::Let && s->var && s->value) lets.emplace(s->var, s->value);
+    });
+    return lets;
+  }
+
   // A kernel's boxes_hold: the boxes_condition of each of its box loops and
-  // those of the functions it calls, over its parameters; null where one of
-  // them reads anything else (a tile's coordinates, a let, a device
-  // function's compile-time parameter).
+  // those of the functions it calls, over its parameters (through the lets
+  // they read); null where one of them reads anything else (a tile's
+  // coordinates, a loop's variable, a device function's compile-time
+  // parameter).
   TirValue* boxes_hold(TirFunction& kernel) {
     TirBuilder b(m_);
     TirValue* all = nullptr;
-    const Scope outermost;
+    const Scope outermost{lets_of(kernel), {}, nullptr};
     std::unordered_set<const TirFunction*> open;  // the calls being written out
     std::function<bool(TirFunction&, const Scope&)> gather = [&](TirFunction& f, const Scope& scope) {
       if (!open.insert(&f).second) return false;
@@ -159,7 +170,7 @@ class CopierSlicer {
           rewrite_value(slot, [&](TirValue* v) {
             if (v->op == TirOp::CallDevice && copies_boxes(*v->attrs<CallAttrs>().callee)) {
               TirFunction& callee = *v->attrs<CallAttrs>().callee;
-              Scope inner{{}, &scope};
+              Scope inner{lets_of(callee), {}, &scope};
               for (size_t i = 0; i < callee.params.size() && i < v->operands.size(); ++i)
                 inner.arguments.emplace(callee.params[i], v->operands[i]);
               written = written && gather(callee, inner);
@@ -184,6 +195,11 @@ class CopierSlicer {
       if (!tir_op_info(node.op).has(tir_trait::OnHost)) written = false;
       if (node.op != TirOp::Read || !written) return nullptr;
       const TirVar* var = node.var();
+      if (auto let = scope.lets.find(var); let != scope.lets.end()) {
+        TirValue* value = written_out(let->second, scope, kernel);
+        written = value != nullptr;
+        return value ? value : const_cast<TirValue*>(&node);
+      }
       if (!scope.caller) {
         const bool parameter = std::find(kernel.params.begin(), kernel.params.end(), var) != kernel.params.end() ||
                                std::find(kernel.ct_params.begin(), kernel.ct_params.end(), var) !=

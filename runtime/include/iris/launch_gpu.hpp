@@ -215,7 +215,10 @@ void launch_kernel(Grid grid, Stream stream, const DeviceContext& ctx, Args... a
   // of internal linkage, and would compile the usual image where the host
   // launches the other two, which then have no device code.)
   if constexpr (requires { &Kernel::iris_boxes_hold; }) {
-    if (detail::launch_threads<Kernel, detail::Image::boxes, Args...>() > kThreads && Kernel::iris_boxes_hold(args...))
+    // (The program it gets is the launch's: its rank and world, never an instance's id.)
+    const Program launch_program{ctx, {0, 0, 0}, {grid.x, grid.y, grid.z}};
+    if (detail::launch_threads<Kernel, detail::Image::boxes, Args...>() > kThreads &&
+        Kernel::iris_boxes_hold(launch_program, args...))
       launch.template operator()<detail::Image::boxes>();
     else
       launch.template operator()<detail::Image::no_copier>();
