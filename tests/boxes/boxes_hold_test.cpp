@@ -7,7 +7,8 @@
 // and B (K x N, pitch N); pitched.iris's, A with pitch lda and B with ldb;
 // the fused all-scatter's (iris/fused/fused_gemm.iris), A (M x K, pitch lda)
 // and rank r's columns of B (K x min(n_local, N - r n_local), pitch ldb), which
-// its condition computes from the launch's rank.
+// its condition computes from the launch's rank; the fused reduce-scatter's,
+// A's rows to M whatever the tile's owner.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -80,6 +81,20 @@ int main() {
                         rank, world, n, n_local, ldb, got, expected);
           }
         }
+  for (int m : {0, 48, 64})
+    for (int lda : {24, 32, 36})
+      for (int n : {16, 40}) {
+        const iris::Program launch{};
+        const bool expected = tma_may_copy(storage, m, 32, lda) && tma_may_copy(storage, 32, n, n);
+        const bool got = iris_kernels::gemm_reduce_scatter<>::iris_boxes_hold(
+            launch, storage, storage, storage, nullptr, nullptr, m, n, 32, 16, lda, n, n, 8, nullptr);
+        ++cases;
+        if (got != expected) {
+          ++failures;
+          std::printf("reduce_scatter: M %d, N %d, lda %d: iris_boxes_hold %d, TMA's rules %d\n", m, n, lda, got,
+                      expected);
+        }
+      }
   std::printf("%d of %d cases as TMA's rules say\n", cases - failures, cases);
   return failures == 0 ? 0 : 1;
 }
