@@ -182,9 +182,12 @@ for ranks in $ranks_list; do
     all_gather_push --ranks "$ranks" --validate --shape 1024x1024x512 --tiles 128x256x64 --comm 2
 done
 # The same operations untraced, as iris::ops compiles them (at 128x256x64 a persistent kernel
-# whose TMA copies a warpgroup of its own issues on sm_90a), at every compiled tile shape.
+# whose TMA copies a warpgroup of its own issues on sm_90a), at every compiled tile shape; at
+# 1048x1056x512 tiles straddle two owners' rows and ranks differ in their columns, which the
+# launch's iris_boxes_hold computes per rank.
 for ranks in $ranks_list; do
-  run fused threads "$ranks" "$build/bench/fused_bench" --ranks "$ranks" --validate --shape 1024x1024x512 --comm 2
+  run fused threads "$ranks" "$build/bench/fused_bench" --ranks "$ranks" --validate --shape 1024x1024x512,1048x1056x512 \
+    --comm 2
 done
 # Two shared libraries that hold the same kernel, loaded side by side (tests/gpu/two_libraries.cu).
 run two_libraries threads 1 "$build/tests/gpu/iris_gpu_two_libraries" "$build/tests/gpu/libiris_gpu_library_a.so" \

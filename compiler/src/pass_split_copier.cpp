@@ -138,13 +138,32 @@ class CopierSlicer {
     const Scope* caller = nullptr;
   };
 
-  // The values of f's lets (each a variable of its own, bound once).
+  // The values of f's lets (each a variable of its own, bound once), where the
+  // value is of the let's type: a written type that converts it (`let x: i64 =
+  // K`) would be lost, so such a let is read as a variable (no condition).
   static std::unordered_map<const TirVar*, const TirValue*> lets_of(TirFunction& f) {
     std::unordered_map<const TirVar*, const TirValue*> lets;
     for_each_stmt(f.body, [&](TirStmt* s) {
-      if (s->kind == TirStmtKind::Let && s->var && s->value) lets.emplace(s->var, s->value);
+      if (s->kind == TirStmtKind::Let && s->var && s->value && s->value->type == s->var->type)
+        lets.emplace(s->var, s->value);
     });
     return lets;
+  }
+
+  // Whether the host may compute v where the device would not: a division,
+  // remainder or shift by anything but a constant the host computes safely
+  // (not zero; a shift within 32 bits) may be one that the device's control
+  // flow never reaches (`if d != 0 { let pitch = K / d; ... }`), and the
+  // host's conjunction computes every term.
+  static bool safe_on_host(const TirValue& v) {
+    if (v.op != TirOp::Div && v.op != TirOp::Mod && v.op != TirOp::Shl && v.op != TirOp::Shr) return true;
+    const TirValue* right = v.operands.size() == 2 ? v.operands[1] : nullptr;
+    if (!right || right->op != TirOp::Constant) return false;
+    const ConstantAttrs& c = right->attrs<ConstantAttrs>();
+    const bool integer = c.literal == ConstantAttrs::Literal::Int || c.literal == ConstantAttrs::Literal::SignedInt;
+    const auto value = static_cast<int64_t>(c.int_bits);
+    if (!integer || value == 0) return false;
+    return (v.op != TirOp::Shl && v.op != TirOp::Shr) || (value > 0 && value < 32);
   }
 
   // A kernel's boxes_hold: the boxes_condition of each of its box loops and
@@ -192,7 +211,7 @@ class CopierSlicer {
     bool written = true;
     TirValue* out = clone_tree(m_, v, [&](const TirValue& node) -> TirValue* {
       if (!written) return nullptr;
-      if (!tir_op_info(node.op).has(tir_trait::OnHost)) written = false;
+      if (!tir_op_info(node.op).has(tir_trait::OnHost) || !safe_on_host(node)) written = false;
       if (node.op != TirOp::Read || !written) return nullptr;
       const TirVar* var = node.var();
       if (auto let = scope.lets.find(var); let != scope.lets.end()) {

@@ -77,9 +77,9 @@ enum : uint16_t {
   // store or an atomic: emit.h's memory_route is not Own).
   Traced = 1 << 10,
   TracedWhenRemote = 1 << 11,
-  // On scalars the host computes it as the device does, from its operands
-  // alone (no program, no memory): a launch's iris_boxes_hold may hold it
-  // (pass_split_copier.cpp).
+  // On scalars the host computes it as the device does, from its operands and
+  // the launch's rank and world alone (no instance's id, no memory): a
+  // launch's iris_boxes_hold may hold it (pass_split_copier.cpp).
   OnHost = 1 << 12,
 };
 }  // namespace tir_trait
