@@ -133,14 +133,16 @@ std::string kernel_name() {
 
 // Lets launches of Kernel's entry on the current device use `bytes` of dynamic
 // shared memory: an opt-in per function and device, made once per kernel and
-// device (devices 0 to 63) in each shared library. Without it a kernel's static
-// and dynamic shared memory together may not pass 48 KiB; the device refuses
-// more than it has (227 KiB on an H200). Hidden, as launch_threads: with
-// default visibility a template's static is one object for the whole process
-// (GCC's STB_GNU_UNIQUE), so a second library holding the same kernel would
+// device (devices 0 to 63) in each translation unit. Without it a kernel's
+// static and dynamic shared memory together may not pass 48 KiB; the device
+// refuses more than it has (227 KiB on an H200). Static, as launch_threads: an
+// inline template's static is one object for the whole process (GCC's
+// STB_GNU_UNIQUE), so a second shared library holding the same kernel would
 // skip its own opt-in, and its launches fail (tests/gpu/two_libraries.cu).
+// (Not a visibility attribute: nvcc rejects one on an instantiation for a
+// kernel of internal linkage.)
 template <class Kernel, Image I, class... Args, class Where>
-[[gnu::visibility("hidden")]] void allow_dynamic_shared(std::size_t bytes, Where where) {
+static void allow_dynamic_shared(std::size_t bytes, Where where) {
   if (bytes == 0) return;
   static std::atomic<unsigned long long> allowed{0};  // a bit per device, for this kernel
   int device = 0;
@@ -164,7 +166,7 @@ template <class Kernel, Image I, class... Args, class Where>
 // kCopierThreads), asked once per kernel (not per entry's function type,
 // which kernels of the same parameters share).
 template <class Kernel, Image I, class... Args>
-[[gnu::visibility("hidden")]] int launch_threads() {
+static int launch_threads() {
   static const int threads = [] {
     hipFuncAttributes attributes{};
     if (hipFuncGetAttributes(&attributes, reinterpret_cast<const void*>(&kernel_entry<Kernel, I, Args...>)) ==
