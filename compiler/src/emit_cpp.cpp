@@ -858,7 +858,7 @@ class Printer {
       }
       case TirOp::CallImported: return imported_call(v);
 #define TIR_UNARY(Name, Spelling, Token, Runtime) case TirOp::Name:
-#define TIR_BINARY(Name, Spelling, Token, Runtime) case TirOp::Name:
+#define TIR_BINARY(Name, Spelling, Token, Runtime, Traits) case TirOp::Name:
 #include "irisc/tir_ops.def"
       case TirOp::Sum:
       case TirOp::Max:

@@ -150,20 +150,22 @@ class CopierSlicer {
     return lets;
   }
 
-  // Whether the host may compute v where the device would not: a division,
-  // remainder or shift by anything but a constant the host computes safely
-  // (not zero; a shift within 32 bits) may be one that the device's control
-  // flow never reaches (`if d != 0 { let pitch = K / d; ... }`), and the
-  // host's conjunction computes every term.
+  // Whether the host may compute v where the device would not: an operation
+  // undefined for some right operands (tir.h's DividesByRight, ShiftsByRight)
+  // may be one that the device's control flow never reaches (`if d != 0 { let
+  // pitch = K / d; ... }`), and the host's conjunction computes every term. So
+  // its right operand must be a constant for which it is defined whatever the
+  // left: a positive divisor, a shift count below 32.
   static bool safe_on_host(const TirValue& v) {
-    if (v.op != TirOp::Div && v.op != TirOp::Mod && v.op != TirOp::Shl && v.op != TirOp::Shr) return true;
+    const TirOpInfo& info = tir_op_info(v.op);
+    const bool divides = info.has(tir_trait::DividesByRight), shifts = info.has(tir_trait::ShiftsByRight);
+    if (!divides && !shifts) return true;
     const TirValue* right = v.operands.size() == 2 ? v.operands[1] : nullptr;
     if (!right || right->op != TirOp::Constant) return false;
     const ConstantAttrs& c = right->attrs<ConstantAttrs>();
     const bool integer = c.literal == ConstantAttrs::Literal::Int || c.literal == ConstantAttrs::Literal::SignedInt;
     const auto value = static_cast<int64_t>(c.int_bits);
-    if (!integer || value == 0) return false;
-    return (v.op != TirOp::Shl && v.op != TirOp::Shr) || (value > 0 && value < 32);
+    return integer && value > 0 && (!shifts || value < 32);
   }
 
   // A kernel's boxes_hold: the boxes_condition of each of its box loops and

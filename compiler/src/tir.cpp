@@ -14,7 +14,8 @@ constexpr uint16_t kOperatorTraits = Elementwise | SameLayout | Relayable | Reco
 constexpr TirOpInfo kOpInfos[] = {
 #define TIR_LEAF(Name, Spelling, Attrs) {Spelling, TirCategory::Leaf, "", "", Recomputable | OnHost},
 #define TIR_UNARY(Name, Spelling, Token, Runtime) {Spelling, TirCategory::Unary, Runtime, "x", kOperatorTraits},
-#define TIR_BINARY(Name, Spelling, Token, Runtime) {Spelling, TirCategory::Binary, Runtime, "x, y", kOperatorTraits},
+#define TIR_BINARY(Name, Spelling, Token, Runtime, Traits) \
+  {Spelling, TirCategory::Binary, Runtime, "x, y", kOperatorTraits | (Traits)},
 #define TIR_OP(Name, Spelling, Category, Runtime, Operands, Attrs, Traits) \
   {Spelling, TirCategory::Category, Runtime, Operands, Traits},
 #include "irisc/tir_ops.def"
@@ -28,7 +29,7 @@ TirAttrs default_attrs(TirOp op) {
 #define TIR_LEAF(Name, Spelling, Attrs) \
   case TirOp::Name: return Attrs{};
 #define TIR_UNARY(Name, Spelling, Token, Runtime) case TirOp::Name:
-#define TIR_BINARY(Name, Spelling, Token, Runtime) case TirOp::Name:
+#define TIR_BINARY(Name, Spelling, Token, Runtime, Traits) case TirOp::Name:
 #include "irisc/tir_ops.def"
     return NoAttrs{};
 #define TIR_OP(Name, Spelling, Category, Runtime, Operands, Attrs, Traits) \

@@ -54,7 +54,7 @@ TirOp operator_op(TokenKind token, bool unary) {
     }
   } else {
     switch (token) {
-#define TIR_BINARY(Name, Spelling, Token, Runtime) \
+#define TIR_BINARY(Name, Spelling, Token, Runtime, Traits) \
   case TokenKind::Token: return TirOp::Name;
 #include "irisc/tir_ops.def"
       default: break;

@@ -38,7 +38,7 @@ namespace irisc {
 enum class TirOp : uint8_t {
 #define TIR_LEAF(Name, Spelling, Attrs) Name,
 #define TIR_UNARY(Name, Spelling, Token, Runtime) Name,
-#define TIR_BINARY(Name, Spelling, Token, Runtime) Name,
+#define TIR_BINARY(Name, Spelling, Token, Runtime, Traits) Name,
 #define TIR_OP(Name, Spelling, Category, Runtime, Operands, Attrs, Traits) Name,
 #include "irisc/tir_ops.def"
 };
@@ -81,6 +81,13 @@ enum : uint16_t {
   // the launch's rank and world alone (no instance's id, no memory): a
   // launch's iris_boxes_hold may hold it (pass_split_copier.cpp).
   OnHost = 1 << 12,
+  // Undefined for some values of its right operand, which the host must not
+  // meet where the device's control flow may never compute it: a division or
+  // remainder (by zero; INT_MIN by -1), a shift (by a negative count or the
+  // width or more). pass_split_copier.cpp writes one into a launch's
+  // iris_boxes_hold only where that operand is a constant it is defined for.
+  DividesByRight = 1 << 13,
+  ShiftsByRight = 1 << 14,
 };
 }  // namespace tir_trait
 
