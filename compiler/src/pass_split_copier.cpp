@@ -132,8 +132,9 @@ class CopierSlicer {
   // The function whose box loops are written out: its lets' values, and the
   // arguments of its call by its parameters, each in its caller's scope
   // (null: the kernel's own, whose parameters stay as they are).
+  using Lets = std::unordered_map<const TirVar*, const TirValue*>;
   struct Scope {
-    std::unordered_map<const TirVar*, const TirValue*> lets;
+    const Lets& lets;
     std::unordered_map<const TirVar*, const TirValue*> arguments;
     const Scope* caller = nullptr;
   };
@@ -141,13 +142,15 @@ class CopierSlicer {
   // The values of f's lets (each a variable of its own, bound once), where the
   // value is of the let's type: a written type that converts it (`let x: i64 =
   // K`) would be lost, so such a let is read as a variable (no condition).
-  static std::unordered_map<const TirVar*, const TirValue*> lets_of(TirFunction& f) {
-    std::unordered_map<const TirVar*, const TirValue*> lets;
-    for_each_stmt(f.body, [&](TirStmt* s) {
-      if (s->kind == TirStmtKind::Let && s->var && s->value && s->value->type == s->var->type)
-        lets.emplace(s->var, s->value);
-    });
-    return lets;
+  // Found once per function, however many calls of it are written out.
+  const Lets& lets_of(TirFunction& f) {
+    auto [at, added] = lets_.try_emplace(&f);
+    if (added)
+      for_each_stmt(f.body, [&](TirStmt* s) {
+        if (s->kind == TirStmtKind::Let && s->var && s->value && s->value->type == s->var->type)
+          at->second.emplace(s->var, s->value);
+      });
+    return at->second;
   }
 
   // Whether the host may compute v where the device would not: an operation
@@ -544,6 +547,7 @@ class CopierSlicer {
   TirModule& m_;
   std::unordered_set<const TirFunction*> copies_boxes_, impure_, acquiring_;
   std::unordered_map<const TirFunction*, TirFunction*> copiers_;
+  std::unordered_map<const TirFunction*, Lets> lets_;  // lets_of's
 };
 
 }  // namespace
