@@ -25,7 +25,8 @@ either order, with room for truncating hardware; f16's rounding is finer, so
 the same bound holds). Each timing is a median of
 triton.testing.do_bench; TFLOP/s counts 2 M N K.
 
-Prints a table (TFLOP/s and ratios), writes it as CSV, and a plot if
+Prints a table (TFLOP/s and ratios) and under each row the configs that
+Triton's two autotuners picked, writes them as CSV, and a plot if
 matplotlib is installed. Run on the GPU machine:
   python3 bench/gemm_bench.py --lib build/bench/libiris_gemm_bench.so --out OUT
 """
@@ -125,6 +126,14 @@ def triton_tma_matmul(a, b, c):
     c_desc = TensorDescriptor.from_tensor(c, [1, 1])
     grid = lambda meta: (min(programs, triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"])),)
     triton_tma_kernel[grid](a_desc, b_desc, c_desc, M, N, K, PROGRAMS=programs, BF16=a.dtype == torch.bfloat16)
+
+
+def config_name(kernel):
+    """The config the autotuner of `kernel` picked for the last shape it ran,
+    named as ours are (BMxBNxBK/stages) with its warps."""
+    c = kernel.best_config
+    return (f"{c.kwargs['BLOCK_M']}x{c.kwargs['BLOCK_N']}x{c.kwargs['BLOCK_K']}/{c.num_stages}, "
+            f"{c.num_warps} warps")
 
 
 def triton_matmul(a, b, c):
@@ -249,11 +258,14 @@ def main():
                "triton_tflops": tflops(median["Triton"]), "tma_tflops": tflops(median["TMA"]),
                "iris_tflops": tflops(median[best]), "iris_config": iris.configs[best],
                "iris_vs_cublas": median_ratio("cuBLAS"), "iris_vs_triton": median_ratio("Triton"),
-               "iris_vs_tma": median_ratio("TMA")}
+               "iris_vs_tma": median_ratio("TMA"), "triton_config": config_name(triton_matmul_kernel),
+               "tma_config": config_name(triton_tma_kernel)}
         rows.append(row)
         print(f"{type_name:>4} {M:>6}x{N:>6}x{K:>6} {row['cublas_tflops']:8.1f} {row['triton_tflops']:8.1f} "
               f"{row['tma_tflops']:8.1f} {row['iris_tflops']:8.1f} {row['iris_vs_cublas']:11.3f} "
               f"{row['iris_vs_triton']:11.3f} {row['iris_vs_tma']:8.3f}  {row['iris_config']}", flush=True)
+        print(f"  {type_name} {M}x{N}x{K}: the autotuners picked Triton {row['triton_config']}, "
+              f"Triton TMA {row['tma_config']}", flush=True)
         del a, b, ref, c
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "gemm_bench.csv"), "w", newline="") as f:
