@@ -102,8 +102,7 @@ __global__ __launch_bounds__((instance_threads<Kernel, I>())) void kernel_entry(
 #if IRIS_TMA
     if (blockDim.x != static_cast<unsigned>(instance_threads<Kernel, I>())) __trap();
 #endif
-    std::conditional_t<I == Image::boxes, CopierBoxesProgram, CopierProgram> copier_program;
-    static_cast<Program&>(copier_program) = program;
+    const std::conditional_t<I == Image::boxes, CopierBoxesProgram, CopierProgram> copier_program{program};
     if (threadIdx.x >= static_cast<unsigned>(kThreads)) {
       asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(kCopierRegisters));
       if (threadIdx.x / 32 == static_cast<unsigned>(kThreads / 32)) Kernel::copies(copier_program, args...);

@@ -32,11 +32,13 @@ struct Program {
 
 // The program of an instance that has a copier warpgroup (kernel_entry).
 struct CopierProgram : Program {
+  IRIS_HD explicit CopierProgram(const Program& launched) : Program(launched) {}
   static constexpr bool copier = true;
 };
 
 // ... launched where Kernel::iris_boxes_hold held for its arguments.
 struct CopierBoxesProgram : CopierProgram {
+  using CopierProgram::CopierProgram;
   static constexpr bool boxes_hold = true;
 };
 
