@@ -3,22 +3,8 @@
 # with timeout's status, and its output is followed by where its processes
 # waited; one that ends in time keeps its status and its output alone; a bad
 # limit is refused.
-set -u
+source "$(dirname "$0")/checks.sh"
 run_limited=$(dirname "$0")/../../scripts/run-limited.sh
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-passes=0 failures=0
-check() {  # check WHAT CONDITION...
-  local what=$1
-  shift
-  if "$@"; then
-    echo "ok: $what"
-    passes=$((passes + 1))
-  else
-    echo "FAILED: $what"
-    failures=$((failures + 1))
-  fi
-}
 
 bash "$run_limited" 4 sh -c 'echo started; sleep 60' > "$work/hang"
 check "a hang ends with status 124" test $? -eq 124
@@ -38,5 +24,4 @@ bash "$run_limited" 1.5 true 2> "$work/bad.err"
 check "a limit that is not whole seconds is refused" test $? -eq 2
 check "with a message" grep -q "the limit must be a whole number of seconds, got '1.5'" "$work/bad.err"
 
-echo "$passes passed, $failures failed"
-[ "$failures" -eq 0 ]
+checks_done

@@ -4,22 +4,8 @@
 # wait 4 and 4 that no reason names; the (Not Issued) columns, which repeat a
 # share of the same samples, count for nothing; a CSV without ncu's header is
 # refused.
-set -u
+source "$(dirname "$0")/checks.sh"
 sass_stalls=$(dirname "$0")/../../scripts/sass-stalls.py
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-passes=0 failures=0
-check() {  # check WHAT CONDITION...
-  local what=$1
-  shift
-  if "$@"; then
-    echo "ok: $what"
-    passes=$((passes + 1))
-  else
-    echo "FAILED: $what"
-    failures=$((failures + 1))
-  fi
-}
 
 cat > "$work/sass.csv" <<'CSV'
 "Kernel Name","void kernel_entry<matmul>(int)",
@@ -47,5 +33,4 @@ python3 "$sass_stalls" "$work/bad.csv" > "$work/bad.out" 2>&1
 check "a CSV without ncu's header is refused" test $? -ne 0
 check "saying what it wants" grep -q "no header with 'Source'" "$work/bad.out"
 
-echo "$passes passed, $failures failed"
-[ "$failures" -eq 0 ]
+checks_done
