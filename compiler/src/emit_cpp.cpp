@@ -336,10 +336,11 @@ class Printer {
     out_ << template_head(f, false) << signature(f) << " ";
     block(f.body, 0);
     out_ << "\n";
-    const std::string bytes = shared_bytes(f);
-    if (!bytes.empty()) {
+    const SharedBytes shared = shared_bytes(f);
+    if (!shared.bytes.empty()) {
       out_ << template_head(f, false);
-      out_ << fmt::format("inline constexpr std::size_t {} = {};\n", shared_bytes_name(f), bytes);
+      line_directive(shared.first);
+      out_ << fmt::format("inline constexpr std::size_t {} = {};\n", shared_bytes_name(f), shared.bytes);
     }
   }
 
@@ -396,32 +397,43 @@ class Printer {
   // What the kernel's pipelined loops need of dynamic shared memory, its
   // own and those of the device functions it calls (iris/types/shared.hpp).
   void dynamic_shared_bytes(const TirFunction& f) {
-    const std::string bytes = shared_bytes(f);
-    if (bytes.empty()) return;
+    const SharedBytes shared = shared_bytes(f);
+    if (shared.bytes.empty()) return;
     out_ << "  // The stages of its pipelined loops (iris/types/shared.hpp).\n";
-    out_ << fmt::format("  static constexpr std::size_t dynamic_shared_bytes = {};\n", bytes);
+    line_directive(shared.first);
+    out_ << fmt::format("  static constexpr std::size_t dynamic_shared_bytes = {};\n", shared.bytes);
+    line_directive(f.loc);
   }
 
   // The C++ of the shared memory that f's pipelined loops need, with those of
   // the device functions it calls, each at the compile-time arguments of the
   // call (a device function's own is the constant shared_bytes_name names,
   // emitted after it): one loop runs at a time, so the most that one holds.
-  // Empty where f needs none.
-  std::string shared_bytes(const TirFunction& f) {
+  // Empty where f needs none. `first` is where the first such loop or call
+  // is: the constant's #line, so that a C++ error in its instantiation (too
+  // few stages, too much shared memory) names that line of the .iris file.
+  struct SharedBytes {
+    std::string bytes;
+    llvm::SMLoc first;
+  };
+  SharedBytes shared_bytes(const TirFunction& f) {
     std::vector<std::string> loops;
-    for (const auto& rings : f.stage_rings) {
+    llvm::SMLoc first;
+    for (const TirFunction::StageLoop& loop : f.stage_loops) {
       std::vector<std::string> bytes;
-      for (const TirVar* ring : rings) bytes.push_back(cpp_.type(ring->type) + "::bytes");
+      for (const TirVar* ring : loop.rings) bytes.push_back(cpp_.type(ring->type) + "::bytes");
       loops.push_back(fmt::format("{}", fmt::join(bytes, " + ")));
+      if (!first.isValid()) first = loop.loc;
     }
     std::unordered_set<std::string> called;
     for_each_value(const_cast<TirFunction&>(f), [&](const TirValue* v) {
       if (v->op != TirOp::CallDevice || !needs_shared(*v->attrs<CallAttrs>().callee)) return;
       std::string callee = callee_reference(v, shared_bytes_name(*v->attrs<CallAttrs>().callee));
       if (called.insert(callee).second) loops.push_back(std::move(callee));
+      if (!first.isValid()) first = v->loc;
     });
-    if (loops.size() < 2) return loops.empty() ? "" : loops[0];
-    return fmt::format("std::max({{{}}})", fmt::join(loops, ", "));
+    if (loops.size() < 2) return {loops.empty() ? "" : loops[0], first};
+    return {fmt::format("std::max({{{}}})", fmt::join(loops, ", ")), first};
   }
 
   static std::string shared_bytes_name(const TirFunction& f) { return "iris_shared_bytes_" + f.cpp_name; }
@@ -446,7 +458,7 @@ class Printer {
   // they call, directly or not: those with rings of stages, and every caller
   // of one.
   static std::unordered_set<const TirFunction*> needing_shared(const TirModule& m) {
-    return with_callers(m.functions, [](const TirFunction& f) { return !f.stage_rings.empty(); });
+    return with_callers(m.functions, [](const TirFunction& f) { return !f.stage_loops.empty(); });
   }
 
   // Explicit instantiations of every kernel whose compile-time values all

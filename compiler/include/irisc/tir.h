@@ -351,9 +351,13 @@ struct TirFunction {
   std::vector<TirVar*> params;
   TirType result;
   TirStmt* body = nullptr;
-  // Kernels: the rings (Shared statements) of each pipelined loop, which the
-  // kernel's dynamic shared memory holds one loop at a time.
-  std::vector<std::vector<const TirVar*>> stage_rings;
+  // The pipelined loops: where each is, and its rings (Shared statements),
+  // which the dynamic shared memory holds one loop at a time.
+  struct StageLoop {
+    llvm::SMLoc loc;
+    std::vector<const TirVar*> rings;
+  };
+  std::vector<StageLoop> stage_loops;
   // A kernel's copier slice, where it has one (pass_split_copier.cpp): a
   // function of the same parameters, printed in the kernel's struct. A device
   // function's copier is a function of the module of its own.
