@@ -49,7 +49,7 @@
 // The condition is a conjunction of divisibilities of scalars the loop does
 // not change (K % 8 == 0, a 16-byte aligned base), the loop's lower bound and
 // step among them where the copies' trees read the loop variable.
-// The function records each loop's rings (TirFunction::stage_loops); a
+// The function records each loop's place and rings (TirFunction::stage_loops); a
 // kernel reserves the most that any loop it runs, its own or one of a device
 // function it calls, holds at once (emit_cpp: shared_bytes). No two such loops are live together: a
 // pipelined loop's body calls nothing.
