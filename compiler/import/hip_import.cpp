@@ -11,6 +11,8 @@
 // generated.
 #include "irisc/import_protocol.h"
 
+#include <fmt/format.h>
+
 #include <clang/AST/ASTConsumer.h>
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/Attr.h>
@@ -48,10 +50,7 @@ std::string iris_scalar(QualType type, const ASTContext& ctx) {
   if (!builtin->isInteger()) return "";
   uint64_t bits = ctx.getTypeSize(type);
   if (bits != 8 && bits != 16 && bits != 32 && bits != 64) return "";
-  // (Appended, not `"i" + std::to_string(bits)`: GCC 12 at -O2 and above
-  // warns of an overlapping memcpy in that operator+, a false positive.)
-  std::string name = type->isSignedIntegerType() ? "i" : "u";
-  return name.append(std::to_string(bits));
+  return fmt::format("{}{}", type->isSignedIntegerType() ? 'i' : 'u', bits);
 }
 
 // Collects the functions of the translation unit, outside system headers,
@@ -116,7 +115,7 @@ class FunctionLister : public ASTConsumer {
     std::vector<std::string> names, types;
     for (const ParmVarDecl* p : last->parameters()) {
       // An unnamed parameter is named by its position, for messages.
-      names.push_back(p->getName().empty() ? std::string("#").append(std::to_string(names.size() + 1))
+      names.push_back(p->getName().empty() ? fmt::format("#{}", names.size() + 1)
                                            : p->getNameAsString());
       types.push_back(iris_scalar(p->getType(), *ctx_));
     }

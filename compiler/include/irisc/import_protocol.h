@@ -26,6 +26,8 @@
 // parsed, 1 the header has errors, 2 usage.
 #pragma once
 
+#include <fmt/format.h>
+
 #include <charconv>
 #include <optional>
 #include <string>
@@ -98,21 +100,16 @@ inline std::optional<Record> parse_record(std::string_view line) {
 inline std::string function_line(std::string_view name, std::string_view file, unsigned line,
                                  unsigned col, std::string_view result,
                                  const std::vector<Param>& params) {
-  // Appended piece by piece: GCC 12 at -O2 and above warns of an overlapping
-  // memcpy in `"literal" + std::string(...)`, a false positive (-Wrestrict).
-  std::string out = "function\t";
-  out.append(name).append("\t").append(file).append("\t").append(std::to_string(line)).append("\t");
-  out.append(std::to_string(col)).append("\t").append(result);
-  for (const Param& p : params) out.append("\t").append(p.name).append(":").append(p.type);
-  return out.append("\n");
+  std::string out = fmt::format("function\t{}\t{}\t{}\t{}\t{}", name, file, line, col, result);
+  for (const Param& p : params) out += fmt::format("\t{}:{}", p.name, p.type);
+  return out + "\n";
 }
 
 inline std::string rejected_line(std::string_view name, std::string_view file, unsigned line,
                                  unsigned col, std::string_view reason) {
-  return "rejected\t" + std::string(name) + "\t" + std::string(file) + "\t" + std::to_string(line) +
-         "\t" + std::to_string(col) + "\t" + std::string(reason) + "\n";
+  return fmt::format("rejected\t{}\t{}\t{}\t{}\t{}\n", name, file, line, col, reason);
 }
 
-inline std::string file_line(std::string_view path) { return "file\t" + std::string(path) + "\n"; }
+inline std::string file_line(std::string_view path) { return fmt::format("file\t{}\n", path); }
 
 }  // namespace irisc::import_protocol
