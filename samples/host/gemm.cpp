@@ -156,8 +156,8 @@ int main(int argc, char** argv) {
                                                                                 lda32, ldb32, ldc32);
           };
         } else {  // autotuned: the key names all the best tiles depend on
-          const std::string key = "samples/gemm " + s.text() + " on " + std::to_string(world) + " ranks";
-          run = [&] {
+          // (run outlives this block: it keeps its own copy of the key.)
+          run = [&, key = "samples/gemm " + s.text() + " on " + std::to_string(world) + " ranks"] {
             iris::autotune(rank, key, TunedTiles{}, [&](auto tiles) {
               using S = decltype(tiles);
               grid = tiles_of(M, N, S::m, S::n);  // (the last launch's: the chosen tiles')
