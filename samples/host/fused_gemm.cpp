@@ -154,7 +154,7 @@ int main(int argc, char** argv) {
   std::vector<Shape> shapes;
   std::vector<char*> rest = gemm_common::take_shapes(argc, argv, kDefaultShapes, shapes);
 
-  sample::Spec spec;
+  sample::Spec spec = gemm_common::gemm_spec();
   spec.modes = {
       {"all_scatter", "gemm_all_scatter: column slabs of C stored into every rank's C"},
       {"all_scatter_split", "gemm_all_scatter_split: compute programs + --comm programs that copy tiles out"},

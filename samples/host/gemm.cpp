@@ -96,7 +96,7 @@ int main(int argc, char** argv) {
   std::vector<Shape> shapes;
   std::vector<char*> rest = gemm_common::take_shapes(argc, argv, kDefaultShapes, shapes);
 
-  sample::Spec spec;
+  sample::Spec spec = gemm_common::gemm_spec();
   spec.modes = {{"tiled", "kernel gemm: one program instance per tile of C"},
                 {"persistent", "kernel gemm_persistent: min(tiles, --programs) instances walk the tiles"},
                 {"autotuned", "kernel gemm at the tiles iris::autotune times fastest at the shape's first call"}};

@@ -97,6 +97,16 @@ inline std::vector<char*> take_shapes(int argc, char** argv, const char* default
   return rest;
 }
 
+// The common options' help where the GEMM samples give them their own
+// meaning: --size is square shapes (take_shapes), --bench prints TFLOP/s.
+inline sample::Spec gemm_spec() {
+  sample::Spec spec;
+  spec.size_arg = "L[,L...]";
+  spec.size_help = "square shapes: L stands for LxLxL (SHAPES above)";
+  spec.bench_help = "print a table of shape, time and TFLOP/s (median of --repeats)";
+  return spec;
+}
+
 inline std::uint64_t mix(std::uint64_t x) {  // splitmix64's finaliser
   x += 0x9e3779b97f4a7c15ull;
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;

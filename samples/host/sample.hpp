@@ -45,6 +45,11 @@ struct IntOption {
 struct Spec {
   std::vector<Mode> modes;
   std::vector<IntOption> options;
+  // --size's and --bench's meaning, for --help, where a sample gives them
+  // another (the GEMM samples: square shapes, and TFLOP/s).
+  std::string size_arg = "ELEMENTS[,ELEMENTS...]";
+  std::string size_help = "elements per rank, comma-separated (default 1048576)";
+  std::string bench_help = "print a table of size, time and bandwidth (median of --repeats)";
 };
 
 struct Options {
@@ -73,9 +78,9 @@ struct Options {
 
 [[noreturn]] inline void usage(const char* program, const char* what, int status, const Spec& spec = {}) {
   FILE* out = status ? stderr : stdout;
-  std::fprintf(out, "%s\n\nUSAGE: %s%s [--ranks N] [--size ELEMENTS[,ELEMENTS...]] [--validate] [--bench]\n"
+  std::fprintf(out, "%s\n\nUSAGE: %s%s [--ranks N] [--size %s] [--validate] [--bench]\n"
                "       [--repeats N] [--heap BYTES]",
-               what, program, spec.modes.empty() ? "" : " [MODE...]");
+               what, program, spec.modes.empty() ? "" : " [MODE...]", spec.size_arg.c_str());
   for (const IntOption& o : spec.options) std::fprintf(out, " [%s %s]", o.name.c_str(), o.arg.c_str());
   std::fprintf(out, "\n\n");
   if (!spec.modes.empty()) {
@@ -91,11 +96,12 @@ struct Options {
 #else
                "  --ranks N      ranks to run, as threads of this process (default 2)\n"
 #endif
-               "  --size LIST    elements per rank, comma-separated (default 1048576)\n"
+               "  --size LIST    %s\n"
                "  --validate     check every result against a host computation (default without --bench)\n"
-               "  --bench        print a table of size, time and bandwidth (median of --repeats)\n"
+               "  --bench        %s\n"
                "  --repeats N    timed runs per size with --bench (default 5)\n"
-               "  --heap BYTES   symmetric heap per rank (default 1073741824)\n");
+               "  --heap BYTES   symmetric heap per rank (default 1073741824)\n",
+               spec.size_help.c_str(), spec.bench_help.c_str());
   for (const IntOption& o : spec.options) {
     const std::string flag = o.name + " " + o.arg;
     std::fprintf(out, "  %-14s %s (default %lld)\n", flag.c_str(), o.help.c_str(), o.value);
