@@ -91,6 +91,7 @@ int main(int argc, char** argv) {
         sample::Checker check{me};
         std::function<void()> run;
         std::function<void()> library;  // the same collective through iris::ccl, if it has it
+        int root = 0;  // broadcast's, which its validation walks (run and library outlive the mode's block)
         double bytes = static_cast<double>(n) * sizeof(float), factor = 2 * (w - 1) / w;  // all_reduce
         // One validated run: outputs poisoned by `prepare`, inputs and outputs of
         // every rank ready before the kernel, every rank's kernel done before the check.
@@ -162,7 +163,6 @@ int main(int argc, char** argv) {
           bytes = static_cast<double>(all) * sizeof(float);
           factor = (w - 1) / w;
         } else if (mode == "broadcast") {
-          int root = 0;
           run = [&] { iris_kernels::broadcast_f32<>::launch({blocks}, ctx, output, count, root); };
           library = [&] { iris::ccl::broadcast(ws, output, n, root, {}, forced(iris::ccl::Algorithm::one_shot)); };
           if (opt.validate) {
@@ -211,7 +211,7 @@ int main(int argc, char** argv) {
           // rank gathers every chunk; the host barrier lets the scratch fill first.
           const std::size_t chunk = std::max<std::size_t>(1, (n + static_cast<std::size_t>(world) - 1) / static_cast<std::size_t>(world));
           const int chunk_blocks = sample::blocks_for(chunk, 1024);
-          run = [&] {
+          run = [&, chunk, chunk_blocks] {
             iris_kernels::two_shot_reduce_f32<>::launch({chunk_blocks}, ctx, input, output, count,
                                                         static_cast<int32_t>(chunk));
             rank.barrier();
