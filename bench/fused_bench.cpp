@@ -260,7 +260,8 @@ int main(int argc, char** argv) {
   std::vector<Shape> shapes;
   std::vector<char*> rest = gemm_common::take_shapes(argc, argv, kDefaultShapes, shapes);
   const std::vector<FusedConfig> tile_configs = take_tiles(rest);
-  sample::Spec spec;
+  sample::Spec spec = gemm_common::gemm_spec();
+  spec.bench_help = "print a table of ms per call and TFLOP/s (above; --repeats is not used)";
   spec.modes = {{"all_scatter", "matmul_all_scatter: B's columns split, every rank all of C"},
                 {"all_scatter_split", "the same, --comm of the programs copying finished tiles to the peers"},
                 {"all_reduce", "matmul_all_reduce: K split, every rank all of C"},
