@@ -96,7 +96,6 @@ const char* const kWhat =
     "\n"
     "  --shape LIST   MxNxK,... the whole problem (default 4096x4096x4096,8192x8192x8192,8192x3584x8192);\n"
     "                 M, N and K multiples of the ranks\n"
-    "  --size LIST    square shapes: L stands for LxLxL\n"
     "  --tiles LIST   BMxBNxBK,... FusedConfig tiles (default: every compiled shape)\n"
     "  The heap grows to what the largest shape needs; --repeats is not used (bench/gpu_timer.hpp\n"
     "  takes the median of five timings).\n"

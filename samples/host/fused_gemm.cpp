@@ -95,7 +95,6 @@ const char* const kWhat =
     "SHAPES (default 1x1x1,100x70x45+3,70x90x7,600x130x96+1), of the whole problem:\n"
     "  --shape LIST   MxNxK[+P], comma-separated: A is MxK, B is KxN, C is MxN; +P pads\n"
     "                 the rows: lda = K + P, ldb = N + 2P, ldc = N + 3P (default P = 0)\n"
-    "  --size LIST    square shapes: L stands for LxLxL (in command-line order with --shape)\n"
     "  With W ranks, rank r's slice of L items (B's columns, K, or A's and C's rows) is\n"
     "  r * ceil(L/W) .. min((r+1) * ceil(L/W), L) - 1.\n"
     "\n"

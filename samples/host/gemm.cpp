@@ -81,7 +81,6 @@ const char* const kWhat =
     "SHAPES (default 1x1x1,100x70x45+3,70x90x7,600x130x96+1):\n"
     "  --shape LIST   MxNxK[+P], comma-separated: A is MxK, B is KxN, C is MxN; +P pads\n"
     "                 the rows: lda = K + P, ldb = N + 2P, ldc = N + 3P (default P = 0)\n"
-    "  --size LIST    square shapes: L stands for LxLxL (in command-line order with --shape)\n"
     "\n"
     "VALIDATION: every element of C within 2^-8 |ref| + (1 + 2^-8) E + 2^-126 of ref, the\n"
     "  product in double of the same bf16 inputs, where E = K 2^-23 sum_k |a_ik b_kj| bounds\n"

@@ -102,7 +102,7 @@ inline std::vector<char*> take_shapes(int argc, char** argv, const char* default
 inline sample::Spec gemm_spec() {
   sample::Spec spec;
   spec.size_arg = "L[,L...]";
-  spec.size_help = "square shapes: L stands for LxLxL, as --shape LxLxL";
+  spec.size_help = "square shapes: L stands for LxLxL (in command-line order with --shape)";
   spec.bench_help = "print a table of shape, time and TFLOP/s (median of --repeats)";
   return spec;
 }
